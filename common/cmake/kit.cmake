@@ -1,0 +1,79 @@
+# kit.cmake: the helpers that register apps and tests, so no build file is copied.
+#   kit_compile_options(target)         warnings, exactness flags, CUDA/NVTX defines
+#   kit_add_miniapp(NAME SOURCES ... CUDA_SOURCES ... GPU_SOURCES ...)
+#   kit_add_gtest(NAME SOURCES ... LIBS ... LABELS ...)
+#   kit_add_app_test(NAME APP app NP n LABELS ... ARGS ... [EXPECT_EXIT c] [EXPECT_OUTPUT regex])
+include_guard(GLOBAL)
+
+function(kit_compile_options target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wno-unused-parameter>
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
+  if(KIT_EXACT)
+    # Same expressions, same order, no fused multiply-add: CPU and GPU agree bit for bit.
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:C>:-ffp-contract=off>
+      $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>
+      $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+  else()
+    target_compile_definitions(${target} PRIVATE KIT_EXACT_OFF=1)
+  endif()
+  if(KIT_HAVE_CUDA)
+    target_compile_definitions(${target} PRIVATE KIT_HAVE_CUDA=1)
+  endif()
+endfunction()
+
+# A mini-app: host C sources always, GPU host code (variants) and .cu kernels
+# only when CUDA is available. The app binary lands in build/bin/<name>.
+function(kit_add_miniapp name)
+  cmake_parse_arguments(A "" "" "SOURCES;GPU_SOURCES;CUDA_SOURCES" ${ARGN})
+  set(srcs ${A_SOURCES})
+  if(KIT_HAVE_CUDA)
+    list(APPEND srcs ${A_GPU_SOURCES} ${A_CUDA_SOURCES})
+  endif()
+  # Everything but main.c goes into a library so tests can call the app's functions.
+  list(FILTER srcs EXCLUDE REGEX "main\\.c$")
+  add_library(${name}_lib STATIC ${srcs})
+  target_include_directories(${name}_lib PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name}_lib PUBLIC kit)
+  kit_compile_options(${name}_lib)
+  add_executable(${name} main.c)
+  target_link_libraries(${name} PRIVATE ${name}_lib)
+  kit_compile_options(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY KIT_APPS ${name})
+endfunction()
+
+function(kit_add_gtest name)
+  cmake_parse_arguments(A "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE ${A_LIBS} kit_gtest_main)
+  kit_compile_options(${name})
+  # PRE_TEST: discovery runs when the tests run, so building never starts a GPU binary.
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS "${A_LABELS}" SKIP_RETURN_CODE 77
+               ENVIRONMENT "KIT_CEILING_CACHE=${CMAKE_BINARY_DIR}/ceilings.cache;OMP_NUM_THREADS=2")
+endfunction()
+
+# An end-to-end run of an app binary, under mpiexec when NP > 0.
+# Exit 77 (variant not available here, e.g. no GPU) marks the test skipped.
+function(kit_add_app_test name)
+  cmake_parse_arguments(A "" "APP;NP;EXPECT_EXIT;EXPECT_OUTPUT;THREADS" "ARGS;LABELS" ${ARGN})
+  if(NOT A_EXPECT_EXIT)
+    set(A_EXPECT_EXIT 0)
+  endif()
+  if(NOT A_THREADS)
+    set(A_THREADS 1)
+  endif()
+  set(cmd $<TARGET_FILE:${A_APP}> ${A_ARGS})
+  if(A_NP)
+    set(cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${A_NP} ${KIT_MPIEXEC_FLAGS} ${cmd})
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/expect.sh ${A_EXPECT_EXIT} "${A_EXPECT_OUTPUT}" ${cmd})
+  set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "KIT_CEILING_CACHE=${CMAKE_BINARY_DIR}/ceilings.cache;OMP_NUM_THREADS=${A_THREADS}")
+  if(A_NP)
+    set_property(TEST ${name} PROPERTY PROCESSORS ${A_NP})
+  endif()
+endfunction()

@@ -1,0 +1,55 @@
+/* kit/check.h: the one checking macro family for every CUDA and MPI call.
+ * A failed call prints the stringified call, file, line, rank and the library's error
+ * string on one line, then aborts the whole job (MPI_Abort) with exit code 3, so a
+ * failure on one rank never leaves the others hanging in a collective.
+ * Pattern: NVIDIA multi-gpu-programming-models CUDA_RT_CALL, BabelStream's noreturn
+ * handler, PRK MPI_bail_out. */
+#ifndef KIT_CHECK_H
+#define KIT_CHECK_H
+#include <mpi.h>
+#include <stddef.h>
+#ifdef KIT_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KIT_EXIT_OK 0       /* verification passed */
+#define KIT_EXIT_VERIFY 1   /* verification failed */
+#define KIT_EXIT_USAGE 2    /* bad command line or input */
+#define KIT_EXIT_RUNTIME 3  /* CUDA, MPI, out of memory */
+#define KIT_EXIT_SKIP 77    /* variant not available here (no GPU, no CUDA build) */
+
+/* Print "kit: rank R: <message> (file:line)" and abort every rank with `code`. */
+__attribute__((noreturn, format(printf, 4, 5)))
+void kit_die(int code, const char *file, int line, const char *fmt, ...);
+__attribute__((noreturn)) void kit_mpi_fail(int rc, const char *call, const char *file, int line);
+
+#define KIT_MPI_CHECK(call)                                                   \
+  do {                                                                        \
+    int kit_rc_ = (call);                                                     \
+    if (kit_rc_ != MPI_SUCCESS) kit_mpi_fail(kit_rc_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#ifdef KIT_HAVE_CUDA
+__attribute__((noreturn)) void kit_cuda_fail(cudaError_t e, const char *call, const char *file, int line);
+#define KIT_CUDA_CHECK(call)                                                  \
+  do {                                                                        \
+    cudaError_t kit_e_ = (call);                                              \
+    if (kit_e_ != cudaSuccess) kit_cuda_fail(kit_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+#endif
+
+/* Fault injection for tests only: 1 if the environment variable KIT_FAULT names `what`
+ * (e.g. KIT_FAULT=stale-halo makes every halo exchange a no-op, which verification must
+ * catch). */
+int kit_fault(const char *what);
+
+/* malloc that aborts with exit 3 and the size on failure. */
+void *kit_malloc(size_t bytes, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

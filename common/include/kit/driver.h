@@ -1,0 +1,68 @@
+/* kit/driver.h: the parts of an app's main.c that are the same for every app:
+ * one-line usage errors and skips, the warm-up / profiled / timed loop around a variant's
+ * step function, and filling the report. Pattern: Graph500 src/main.c, CoMD's driver.
+ * The timed loop (kit_time_variant):
+ *   1. --warmup steps, untimed, then reset;
+ *   2. a profiled pass of min(iters, 10) steps with phase timers, GPU events and --trace
+ *      recording on, then reset;
+ *   3. --reps repetitions of --iters steps, each timed as the max over ranks, the state
+ *      reset between them, so the final state is that of exactly --iters steps. */
+#ifndef KIT_DRIVER_H
+#define KIT_DRIVER_H
+#include "kit/halo.h"
+#include "kit/options.h"
+#include "kit/report.h"
+#include "kit/runtime.h"
+#include "kit/stats.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef KIT_EXACT_OFF
+#define KIT_EXACT_BUILD_OFF 1
+#else
+#define KIT_EXACT_BUILD_OFF 0
+#endif
+
+typedef void (*kit_step_fn)(void *state, int steps);
+typedef void (*kit_reset_fn)(void *state);
+
+#define KIT_MAX_REPS 1000
+typedef struct kit_timing {
+  kit_stats time;               /* seconds per repetition, max over ranks */
+  int reps, iters;
+  int nphases;                  /* phases of the profiled pass, per step, max over ranks */
+  const char **phase_names;
+  double *phase_secs;
+  long long messages_before, bytes_before; /* halo counters when timing started */
+} kit_timing;
+
+/* Prints one line on rank 0 and returns KIT_EXIT_USAGE. */
+int kit_usage_error(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "<app>: variant '<v>' skipped: <why>" on rank 0 and returns KIT_EXIT_SKIP. */
+int kit_skip(const kit_env *env, const char *app, const char *variant, const char *why);
+/* 1 (after a usage line) if `path` is given and cannot be opened for writing. */
+int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path);
+/* Distinct GPUs the job uses: per node min(ranks on node x per_rank, visible). */
+int kit_distinct_gpus(const kit_env *env, int per_rank);
+/* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
+kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state, kit_step_fn step,
+                            kit_reset_fn reset, const kit_halo *halo);
+
+void kit_report_fill_run(kit_report *r, const kit_env *env, const kit_timing *t, int gpus,
+                         double cpu_fraction);
+void kit_report_fom(kit_report *r, const char *name, const char *unit, double value);
+/* bandwidth = bytes_per_step * steps / median time; fraction against `ceiling`. */
+void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, double ceiling,
+                          const char *ceiling_source);
+/* MPI messages and bytes this rank sent during `steps` steps; summed over ranks. */
+void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps);
+/* Print on rank 0, append JSON if asked, return the exit code (same on every rank). */
+int kit_report_finish(kit_report *r, const kit_env *env, const char *json);
+/* Raw little-endian doubles; aborts with exit 3 on an I/O error. */
+void kit_write_doubles(const char *path, const double *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

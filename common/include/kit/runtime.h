@@ -1,0 +1,58 @@
+/* kit/runtime.h: MPI start-up, node-local rank and GPU choice.
+ * GPU selection (DESIGN.md Sec. 3): the node-local rank comes from
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), never from launcher variables; the device is
+ * local rank % visible devices, with --gpus limiting how many a node uses. A machine with
+ * the CUDA toolkit but no usable driver counts as having no GPU. */
+#ifndef KIT_RUNTIME_H
+#define KIT_RUNTIME_H
+#include <mpi.h>
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kit_env {
+  int rank, nranks;        /* in MPI_COMM_WORLD */
+  int local_rank, local_size; /* on this node */
+  MPI_Comm node_comm;      /* ranks sharing this node's memory */
+  int thread_level;        /* MPI thread support provided */
+  int threads;             /* OpenMP threads per rank */
+  int gpus_visible;        /* CUDA devices this process sees (0 without driver or build) */
+  int device;              /* device this rank drives, -1 if none chosen */
+  char device_name[256];   /* its name, or the CPU model for CPU-only runs */
+  char cpu_model[256];     /* from /proc/cpuinfo */
+  char host_name[MPI_MAX_PROCESSOR_NAME]; /* MPI processor name */
+} kit_env;
+
+/* MPI_Init_thread (asking for MPI_THREAD_MULTIPLE), errors returned to the checks,
+ * node communicator, visible GPU count. */
+void kit_init(int *argc, char ***argv, kit_env *env);
+
+/* MPI_Finalize and return `code`, so main() can `return kit_finalize(rc);`. */
+int kit_finalize(int code);
+
+/* Number of CUDA devices this process can use; 0 without a driver or a CUDA build. */
+int kit_gpu_count(void);
+
+/* 1 if every rank sees at least one GPU (collective). */
+int kit_all_ranks_have_gpu(const kit_env *env);
+
+/* Chooses device local_rank % min(visible, gpus_limit>0 ? gpus_limit : visible),
+ * makes it current and records its name. Requires a GPU. */
+void kit_select_device(kit_env *env, int gpus_limit);
+
+/* Host memory for halo staging: pinned (page-locked) when a GPU is in use so copies are
+ * asynchronous and run at full PCIe speed, plain aligned memory otherwise. Aborts on failure. */
+void *kit_host_alloc(size_t bytes, int pinned);
+void kit_host_free(void *p, int pinned);
+
+/* Wall-clock seconds (MPI_Wtime). */
+double kit_now(void);
+
+/* Rank-0 message helpers: one line on stderr, printed once for the job. */
+void kit_log(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,154 @@
+/* driver.c: shared driver pieces (kit/driver.h). */
+#include "kit/driver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+int kit_usage_error(const kit_env *env, const char *fmt, ...) {
+  if (env->rank == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+  }
+  return KIT_EXIT_USAGE;
+}
+
+int kit_skip(const kit_env *env, const char *app, const char *variant, const char *why) {
+  if (env->rank == 0) {
+    printf("%s: variant '%s' skipped: %s\n", app, variant, why);
+    fflush(stdout);
+  }
+  return KIT_EXIT_SKIP;
+}
+
+int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path) {
+  int bad = 0;
+  if (path && strcmp(path, "-") != 0 && env->rank == 0) {
+    FILE *f = fopen(path, "a");
+    if (!f)
+      bad = 1;
+    else
+      fclose(f);
+  }
+  KIT_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (bad) kit_usage_error(env, "%s: %s: cannot open '%s' for writing", app, flag, path);
+  return bad;
+}
+
+int kit_distinct_gpus(const kit_env *env, int per_rank) {
+  int mine = 0, total = 0;
+  if (env->local_rank == 0) {
+    mine = env->local_size * per_rank;
+    if (mine > env->gpus_visible) mine = env->gpus_visible;
+  }
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return total;
+}
+
+kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state, kit_step_fn step,
+                            kit_reset_fn reset, const kit_halo *halo) {
+  kit_timing t;
+  memset(&t, 0, sizeof t);
+  t.reps = run->reps;
+  t.iters = run->iters;
+  if (run->warmup > 0) {
+    step(state, run->warmup);
+    reset(state);
+  }
+  /* Profiled pass: phases and the trace come from here, never from the timed steps. */
+  const int prof = run->iters < 10 ? run->iters : 10;
+  if (prof > 0) {
+    kit_phases_reset();
+    kit_profile_enable(1);
+    step(state, prof);
+    kit_ranges_collect();
+    kit_profile_enable(0);
+    reset(state);
+  }
+  t.nphases = kit_phases_reduce(MPI_COMM_WORLD, prof, &t.phase_names, &t.phase_secs);
+  if (run->trace) kit_trace_write(run->trace, MPI_COMM_WORLD);
+
+  if (halo) {
+    t.messages_before = halo->messages;
+    t.bytes_before = halo->bytes;
+  }
+  double *times = kit_malloc((size_t)run->reps * sizeof *times, "timings");
+  for (int r = 0; r < run->reps; ++r) {
+    if (r > 0) reset(state);
+    KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = kit_now();
+    step(state, run->iters);
+    double mine = kit_now() - t0;
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &times[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  }
+  t.time = kit_stats_of(times, run->reps);
+  free(times);
+  (void)env;
+  return t;
+}
+
+void kit_report_fill_run(kit_report *r, const kit_env *env, const kit_timing *t, int gpus,
+                         double cpu_fraction) {
+  r->ranks = env->nranks;
+  r->threads = env->threads;
+  r->gpus = gpus;
+  snprintf(r->device, sizeof r->device, "%s", env->device_name);
+  r->cpu_fraction = cpu_fraction;
+  r->time = t->time;
+  r->reps = t->reps;
+  r->iters = t->iters;
+  r->nphases = t->nphases;
+  r->phase_names = t->phase_names;
+  r->phase_secs = t->phase_secs;
+}
+
+void kit_report_fom(kit_report *r, const char *name, const char *unit, double value) {
+  r->fom_name = name;
+  r->fom_unit = unit;
+  r->fom = value;
+}
+
+void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, double ceiling,
+                          const char *ceiling_source) {
+  r->bytes_model = bytes_per_step;
+  r->bandwidth_GBs = r->time.median > 0 ? bytes_per_step * steps / r->time.median * 1e-9 : 0.0;
+  r->ceiling_GBs = ceiling;
+  r->ceiling_source = ceiling_source;
+  r->fraction_of_ceiling = ceiling > 0 ? r->bandwidth_GBs / ceiling : 0.0;
+}
+
+void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps) {
+  long long mine[2] = {messages, bytes}, all[2] = {0, 0};
+  KIT_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  r->messages_per_step = steps > 0 ? (double)all[0] / steps : 0.0;
+  r->bytes_per_step = steps > 0 ? (double)all[1] / steps : 0.0;
+}
+
+int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
+  int io = 0;
+  if (env->rank == 0) {
+    kit_report_print(r, stdout);
+    if (json && kit_report_json(r, json) != 0) {
+      fprintf(stderr, "kit: could not append the result to '%s'\n", json);
+      io = 1;
+    }
+  }
+  KIT_MPI_CHECK(MPI_Bcast(&io, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (io) return KIT_EXIT_RUNTIME;
+  int code = kit_report_exit_code(r);
+  KIT_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return code;
+}
+
+void kit_write_doubles(const char *path, const double *v, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(v, sizeof *v, n, f) != n || fclose(f) != 0)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write %zu doubles to '%s'", n, path);
+}

@@ -1,0 +1,80 @@
+/* halo.c: z-slab halo exchange over MPI (kit/halo.h). */
+#include "kit/halo.h"
+
+#include "kit/check.h"
+#include "kit/runtime.h"
+
+/* A message travelling up is received from below, and the other way round. */
+enum { TAG_UPWARD = 101, TAG_DOWNWARD = 102 };
+static int send_tag(int side) { return side == KIT_UP ? TAG_UPWARD : TAG_DOWNWARD; }
+static int recv_tag(int side) { return side == KIT_DOWN ? TAG_UPWARD : TAG_DOWNWARD; }
+
+void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
+                   int staging, int pinned) {
+  h->comm = comm;
+  h->nbr[KIT_DOWN] = nbr_down;
+  h->nbr[KIT_UP] = nbr_up;
+  h->count = count;
+  h->pinned = pinned;
+  h->messages = h->bytes = 0;
+  if (count > (size_t)2147483647)
+    kit_die(3, __FILE__, __LINE__, "halo plane of %zu doubles exceeds one MPI message", count);
+  for (int s = 0; s < 2; ++s) {
+    h->rreq[s] = h->sreq[s] = MPI_REQUEST_NULL;
+    h->send[s] = h->recv[s] = NULL;
+    if (staging && h->nbr[s] != MPI_PROC_NULL) {
+      h->send[s] = kit_host_alloc(count * sizeof(double), pinned);
+      h->recv[s] = kit_host_alloc(count * sizeof(double), pinned);
+    }
+  }
+}
+
+void kit_halo_free(kit_halo *h) {
+  for (int s = 0; s < 2; ++s) {
+    if (h->send[s]) kit_host_free(h->send[s], h->pinned);
+    if (h->recv[s]) kit_host_free(h->recv[s], h->pinned);
+    h->send[s] = h->recv[s] = NULL;
+  }
+}
+
+void kit_halo_irecv(kit_halo *h, int side, double *buf) {
+  if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
+  KIT_MPI_CHECK(MPI_Irecv(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], recv_tag(side), h->comm,
+                          &h->rreq[side]));
+}
+
+static void count_message(kit_halo *h) {
+#pragma omp atomic
+  h->messages += 1;
+#pragma omp atomic
+  h->bytes += (long long)(h->count * sizeof(double));
+}
+
+void kit_halo_isend(kit_halo *h, int side, const double *buf) {
+  if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
+  KIT_MPI_CHECK(MPI_Isend(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], send_tag(side), h->comm,
+                          &h->sreq[side]));
+  count_message(h);
+}
+
+void kit_halo_wait(kit_halo *h, int side) {
+  KIT_MPI_CHECK(MPI_Wait(&h->rreq[side], MPI_STATUS_IGNORE));
+  KIT_MPI_CHECK(MPI_Wait(&h->sreq[side], MPI_STATUS_IGNORE));
+}
+
+void kit_halo_waitall(kit_halo *h) {
+  kit_halo_wait(h, KIT_DOWN);
+  kit_halo_wait(h, KIT_UP);
+}
+
+void kit_halo_recv(kit_halo *h, int side, double *buf) {
+  if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
+  KIT_MPI_CHECK(MPI_Recv(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], recv_tag(side), h->comm,
+                         MPI_STATUS_IGNORE));
+}
+
+void kit_halo_send(kit_halo *h, int side, const double *buf) {
+  if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
+  KIT_MPI_CHECK(MPI_Send(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], send_tag(side), h->comm));
+  count_message(h);
+}

@@ -1,0 +1,140 @@
+/* runtime.c: MPI start-up, node-local rank, GPU choice, staging memory (kit/runtime.h). */
+#include "kit/runtime.h"
+
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+
+static void cpu_model(char *out, size_t n) {
+  snprintf(out, n, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      const char *v = strchr(line, ':');
+      if (v) {
+        v++;
+        while (*v == ' ') v++;
+        snprintf(out, n, "%s", v);
+        out[strcspn(out, "\n")] = '\0';
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+void kit_init(int *argc, char ***argv, kit_env *env) {
+  memset(env, 0, sizeof *env);
+  int provided = 0;
+  /* MULTIPLE: the multi-thread variant's assistant threads call MPI concurrently. */
+  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  if (rc != MPI_SUCCESS) {
+    fprintf(stderr, "kit: MPI_Init_thread failed\n");
+    exit(KIT_EXIT_RUNTIME);
+  }
+  /* Errors come back to KIT_MPI_CHECK, which reports the call and aborts the job. */
+  KIT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  env->thread_level = provided;
+  KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &env->rank));
+  KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &env->nranks));
+  KIT_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, env->rank,
+                                    MPI_INFO_NULL, &env->node_comm));
+  KIT_MPI_CHECK(MPI_Comm_rank(env->node_comm, &env->local_rank));
+  KIT_MPI_CHECK(MPI_Comm_size(env->node_comm, &env->local_size));
+  int len = 0;
+  char name[MPI_MAX_PROCESSOR_NAME];
+  KIT_MPI_CHECK(MPI_Get_processor_name(name, &len));
+  snprintf(env->host_name, sizeof env->host_name, "%s", name);
+  env->threads = omp_get_max_threads();
+  env->gpus_visible = kit_gpu_count();
+  env->device = -1;
+  cpu_model(env->cpu_model, sizeof env->cpu_model);
+  snprintf(env->device_name, sizeof env->device_name, "%s", env->cpu_model);
+}
+
+int kit_finalize(int code) {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (!fin) MPI_Finalize();
+  return code;
+}
+
+int kit_gpu_count(void) {
+#ifdef KIT_HAVE_CUDA
+  int n = 0;
+  /* No driver (the CPU machines have the toolkit only) is "no GPU", not an error. */
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+#else
+  return 0;
+#endif
+}
+
+int kit_all_ranks_have_gpu(const kit_env *env) {
+  int mine = env->gpus_visible > 0, all = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  return all;
+}
+
+void kit_select_device(kit_env *env, int gpus_limit) {
+#ifdef KIT_HAVE_CUDA
+  int usable = env->gpus_visible;
+  if (gpus_limit > 0 && gpus_limit < usable) usable = gpus_limit;
+  if (usable < 1) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "no CUDA device to select");
+  env->device = env->local_rank % usable;
+  KIT_CUDA_CHECK(cudaSetDevice(env->device));
+  struct cudaDeviceProp prop;
+  KIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, env->device));
+  snprintf(env->device_name, sizeof env->device_name, "%s", prop.name);
+#else
+  (void)env;
+  (void)gpus_limit;
+  kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "built without CUDA");
+#endif
+}
+
+void *kit_host_alloc(size_t bytes, int pinned) {
+#ifdef KIT_HAVE_CUDA
+  if (pinned) {
+    void *p = NULL;
+    cudaError_t e = cudaMallocHost(&p, bytes);
+    if (e != cudaSuccess)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "cudaMallocHost(%zu bytes) failed: %s", bytes,
+              cudaGetErrorString(e));
+    return p;
+  }
+#endif
+  (void)pinned;
+  return kit_malloc(bytes, "host buffer");
+}
+
+void kit_host_free(void *p, int pinned) {
+#ifdef KIT_HAVE_CUDA
+  if (pinned) {
+    KIT_CUDA_CHECK(cudaFreeHost(p));
+    return;
+  }
+#endif
+  (void)pinned;
+  free(p);
+}
+
+double kit_now(void) { return MPI_Wtime(); }
+
+void kit_log(const kit_env *env, const char *fmt, ...) {
+  if (env && env->rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}

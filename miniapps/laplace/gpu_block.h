@@ -1,0 +1,34 @@
+/* gpu_block.h: a laplace block resident on one GPU, shared by the GPU variants:
+ * the two device fields, a device copy of the initial state (so reset is a fast
+ * device-to-device copy) and plane transfers. Host C on the CUDA runtime API. */
+#ifndef LAPLACE_GPU_BLOCK_H
+#define LAPLACE_GPU_BLOCK_H
+#include <cuda_runtime_api.h>
+
+#include "laplace.h"
+
+typedef struct laplace_dev_block {
+  laplace_block blk; /* geometry (global planes and strides) */
+  int device;        /* CUDA device holding it */
+  double *u, *un;    /* current and next field on the device */
+  double *init;      /* initial state on the device */
+} laplace_dev_block;
+
+/* Allocates on `device` (made current) and sets the initial state. */
+void laplace_dev_block_init(laplace_dev_block *d, const laplace_params *p, const laplace_block *b,
+                            int device);
+void laplace_dev_block_reset(laplace_dev_block *d);
+/* Interior of local planes 1..nz into out (nx*ny*nz doubles, x fastest). */
+void laplace_dev_block_fetch(const laplace_dev_block *d, double *out);
+void laplace_dev_block_free(laplace_dev_block *d);
+/* Address of local plane l of a device field. */
+static inline double *laplace_dev_plane(const laplace_dev_block *d, double *field, int l) {
+  return field + (size_t)l * d->blk.sz;
+}
+/* Swap current and next. */
+static inline void laplace_dev_swap(laplace_dev_block *d) {
+  double *t = d->u;
+  d->u = d->un;
+  d->un = t;
+}
+#endif

@@ -1,0 +1,71 @@
+/* grid.c: block geometry, initial state and the host sweep shared by the cpu variant,
+ * the hybrid variant's CPU part and the GPU variants' set-up (laplace.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "kit/philox.h"
+#include "laplace.h"
+#include "stencil.h"
+
+laplace_block laplace_block_make(int nx, int ny, int k0, int nz) {
+  laplace_block b;
+  b.nx = nx;
+  b.ny = ny;
+  b.k0 = k0;
+  b.nz = nz;
+  b.sy = (size_t)nx + 2;
+  b.sz = b.sy * ((size_t)ny + 2);
+  b.points = ((size_t)nz + 2) * b.sz;
+  return b;
+}
+
+void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
+  const int NX = p->size[0], NY = p->size[1], NZ = p->size[2];
+  const int random = strcmp(p->init, "random") == 0;
+  const uint32_t key0 = (uint32_t)p->run.seed, key1 = (uint32_t)(p->run.seed >> 32);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int l = 0; l < b->nz + 2; ++l)
+    for (int j = 0; j <= NY + 1; ++j) {
+      const int k = b->k0 - 1 + l;
+      for (int i = 0; i <= NX + 1; ++i) {
+        const size_t c = (size_t)l * b->sz + (size_t)j * b->sy + (size_t)i;
+        const int boundary = i == 0 || i == NX + 1 || j == 0 || j == NY + 1 || k == 0 || k == NZ + 1;
+        if (boundary) {
+          u[c] = laplace_g(i, j, k, NX, NY, NZ);
+        } else if (random) {
+          /* Keyed by the global point index: identical for any decomposition. */
+          const uint64_t gid = (uint64_t)i + ((uint64_t)NX + 2) * ((uint64_t)j + ((uint64_t)NY + 2) * (uint64_t)k);
+          u[c] = kit_philox_uniform(key0, key1, (uint32_t)gid, (uint32_t)(gid >> 32), 0, 0, 0);
+        } else {
+          u[c] = 0.0;
+        }
+      }
+    }
+}
+
+void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                        int l0, int l1, int threads) {
+  const double alpha = p->alpha, beta = p->beta;
+  const size_t sy = b->sy, sz = b->sz;
+  const int nx = b->nx, ny = b->ny;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
+  for (int l = l0; l < l1; ++l)
+    for (int j = 1; j <= ny; ++j) {
+      const size_t row = (size_t)l * sz + (size_t)j * sy;
+      const double *restrict c = u + row;
+      double *restrict o = un + row;
+#pragma omp simd
+      for (int i = 1; i <= nx; ++i)
+        o[i] = laplace_update(c[i], c[i + 1], c[i + sy], c[i + sz], c[i - 1], c[i - sy], c[i - sz],
+                              alpha, beta);
+    }
+}
+
+void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int l1, double *out) {
+  const size_t nx = (size_t)b->nx, ny = (size_t)b->ny;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int l = l0; l < l1; ++l)
+    for (size_t j = 1; j <= ny; ++j)
+      memcpy(out + ((size_t)(l - l0) * ny + (j - 1)) * nx, u + (size_t)l * b->sz + j * b->sy + 1,
+             nx * sizeof(double));
+}

@@ -1,0 +1,190 @@
+/* hybrid.c: the `hybrid` variant. One MPI rank per GPU; each rank's slab is split along z
+ * between its GPU (the lower ng planes) and its CPU cores (the upper nc planes), with the
+ * nested OpenMP scheme of Sourouri Paper II Listing 3: an outer team of two threads, the
+ * first leading a group that does MPI, GPU control and the CPU boundary planes, the
+ * second leading a group that computes the CPU interior. The CPU share comes from the
+ * measured triads (--cpu-fraction auto, kit/hybrid.h) or is given.
+ *   mpiexec -n 2 build/bin/laplace --variant hybrid --size 512 --cpu-fraction auto */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "gpu_block.h"
+#include "kernels.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+#include "kit/slab.h"
+
+typedef struct hybrid_state {
+  laplace_ctx c;
+  int ng, nc;                /* planes on the GPU and on the CPU */
+  laplace_dev_block d;       /* GPU part: planes 1..ng, ghosts 0 and ng+1 */
+  laplace_block hb;          /* CPU part: planes 1..nc, ghost 0 is the GPU's plane ng */
+  double *hu, *hun;          /* CPU fields, page-locked so planes copy asynchronously */
+  cudaStream_t boundary, bulk, data;
+  kit_halo halo;             /* pinned staging for the GPU's external planes */
+  int threads_comm, threads_interior; /* sizes of the two thread groups */
+} hybrid_state;
+
+static void *hy_setup(const laplace_ctx *c) {
+  hybrid_state *s = calloc(1, sizeof *s);
+  s->c = *c;
+  s->nc = kit_cpu_planes(c->blk.nz, c->cpu_fraction);
+  s->ng = c->blk.nz - s->nc;
+  const laplace_block gb = laplace_block_make(c->blk.nx, c->blk.ny, c->blk.k0, s->ng);
+  laplace_dev_block_init(&s->d, c->p, &gb, c->env->device);
+  s->hb = laplace_block_make(c->blk.nx, c->blk.ny, c->blk.k0 + s->ng, s->nc);
+  if (s->nc > 0) {
+    const size_t bytes = s->hb.points * sizeof(double);
+    s->hu = kit_malloc(bytes, "hybrid CPU field");
+    s->hun = kit_malloc(bytes, "hybrid CPU field");
+    KIT_CUDA_CHECK(cudaHostRegister(s->hu, bytes, cudaHostRegisterDefault));
+    KIT_CUDA_CHECK(cudaHostRegister(s->hun, bytes, cudaHostRegisterDefault));
+    laplace_fill(c->p, &s->hb, s->hu);
+    laplace_fill(c->p, &s->hb, s->hun);
+  }
+  int least = 0, greatest = 0;
+  KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->data, cudaStreamNonBlocking, greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
+  /* Paper II found about 3/8 of the cores for the communication group best (6 of 16). */
+  const int T = c->env->threads;
+  s->threads_comm = T * 3 / 8 > 1 ? T * 3 / 8 : 1;
+  s->threads_interior = T - s->threads_comm > 1 ? T - s->threads_comm : 1;
+  omp_set_max_active_levels(2);
+  return s;
+}
+
+static void hy_reset(void *st) {
+  hybrid_state *s = st;
+  laplace_dev_block_reset(&s->d);
+  if (s->nc > 0) {
+    laplace_fill(s->c.p, &s->hb, s->hu);
+    laplace_fill(s->c.p, &s->hb, s->hun);
+  }
+}
+
+/* Group A's work for one step: MPI, GPU control, CPU boundary planes (Listing 3, tid 0). */
+static void hy_comm_group(hybrid_state *s) {
+  laplace_dev_block *d = &s->d;
+  const laplace_block *b = &d->blk, *hb = &s->hb;
+  const laplace_params *p = s->c.p;
+  const size_t plane = b->sz * sizeof(double);
+  const int nc = s->nc, ng = s->ng;
+  double *cpu_ghost_below = nc ? s->hun : NULL;                          /* GPU plane ng lands here */
+  double *cpu_top = nc ? s->hun + (size_t)nc * hb->sz : NULL;           /* goes to the rank above */
+  double *cpu_ghost_above = nc ? s->hun + (size_t)(nc + 1) * hb->sz : NULL;
+
+  kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
+  kit_halo_irecv(&s->halo, KIT_UP, nc ? cpu_ghost_above : s->halo.recv[KIT_UP]);
+
+  /* GPU boundary planes, their copies to the host, then the GPU bulk. */
+  int g = kit_gpu_range_begin("gpu_boundary", s->boundary);
+  launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 1, 2, p->alpha, p->beta, s->boundary);
+  if (ng > 1) launch_laplace_sweep(d->u, d->un, b->nx, b->ny, ng, ng + 1, p->alpha, p->beta, s->boundary);
+  kit_gpu_range_end(g, s->boundary);
+  g = kit_gpu_range_begin("d2h", s->boundary);
+  if (s->halo.send[KIT_DOWN])
+    KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], laplace_dev_plane(d, d->un, 1), plane,
+                                   cudaMemcpyDeviceToHost, s->boundary));
+  double *gpu_top_dst = nc ? cpu_ghost_below : s->halo.send[KIT_UP];
+  if (gpu_top_dst)
+    KIT_CUDA_CHECK(cudaMemcpyAsync(gpu_top_dst, laplace_dev_plane(d, d->un, ng), plane,
+                                   cudaMemcpyDeviceToHost, s->boundary));
+  kit_gpu_range_end(g, s->boundary);
+  g = kit_gpu_range_begin("gpu_bulk", s->bulk);
+  launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 2, ng, p->alpha, p->beta, s->bulk);
+  kit_gpu_range_end(g, s->bulk);
+
+  if (nc) {
+    /* CPU boundary planes: the one next to the GPU and the one next to the rank above. */
+    KIT_RANGE_PUSH("cpu_boundary");
+    laplace_sweep_host(p, hb, s->hu, s->hun, 1, 2, s->threads_comm);
+    if (nc > 1) laplace_sweep_host(p, hb, s->hu, s->hun, nc, nc + 1, s->threads_comm);
+    KIT_RANGE_POP();
+    g = kit_gpu_range_begin("h2d_intra", s->data);
+    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->hun + hb->sz, plane,
+                                   cudaMemcpyHostToDevice, s->data));
+    kit_gpu_range_end(g, s->data);
+    kit_halo_isend(&s->halo, KIT_UP, cpu_top);
+  }
+  KIT_RANGE_PUSH("mpi");
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  kit_halo_isend(&s->halo, KIT_DOWN, s->halo.send[KIT_DOWN]);
+  if (!nc) kit_halo_isend(&s->halo, KIT_UP, s->halo.send[KIT_UP]);
+  kit_halo_waitall(&s->halo);
+  KIT_RANGE_POP();
+
+  g = kit_gpu_range_begin("h2d", s->boundary);
+  if (s->halo.recv[KIT_DOWN])
+    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, 0), s->halo.recv[KIT_DOWN], plane,
+                                   cudaMemcpyHostToDevice, s->boundary));
+  if (!nc && s->halo.recv[KIT_UP])
+    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->halo.recv[KIT_UP], plane,
+                                   cudaMemcpyHostToDevice, s->boundary));
+  kit_gpu_range_end(g, s->boundary);
+  KIT_RANGE_PUSH("wait_gpu");
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->data));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+  KIT_RANGE_POP();
+}
+
+static void hy_run(void *st, int steps) {
+  hybrid_state *s = st;
+#pragma omp parallel num_threads(2)
+  {
+    const int tid = omp_get_thread_num();
+    if (tid == 0) KIT_CUDA_CHECK(cudaSetDevice(s->d.device));
+    for (int t = 0; t < steps; ++t) {
+      if (tid == 0) {
+        KIT_RANGE_PUSH("step");
+        hy_comm_group(s);
+      } else if (s->nc > 2) {
+        KIT_RANGE_PUSH("cpu_interior");
+        laplace_sweep_host(s->c.p, &s->hb, s->hu, s->hun, 2, s->nc, s->threads_interior);
+        KIT_RANGE_POP();
+      }
+#pragma omp barrier
+      if (tid == 0) {
+        laplace_dev_swap(&s->d);
+        double *t_ = s->hu;
+        s->hu = s->hun;
+        s->hun = t_;
+        KIT_RANGE_POP();
+      }
+#pragma omp barrier
+    }
+  }
+}
+
+static void hy_fetch(void *st, double *out) {
+  hybrid_state *s = st;
+  laplace_dev_block_fetch(&s->d, out);
+  if (s->nc)
+    laplace_copy_interior(&s->hb, s->hu, 1, s->nc + 1, out + (size_t)s->ng * s->hb.nx * s->hb.ny);
+}
+
+static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
+
+static void hy_teardown(void *st) {
+  hybrid_state *s = st;
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->data));
+  if (s->nc) {
+    KIT_CUDA_CHECK(cudaHostUnregister(s->hu));
+    KIT_CUDA_CHECK(cudaHostUnregister(s->hun));
+    free(s->hu);
+    free(s->hun);
+  }
+  kit_halo_free(&s->halo);
+  laplace_dev_block_free(&s->d);
+  free(s);
+}
+
+const laplace_variant laplace_hybrid = {
+    "hybrid", "one rank per GPU; the slab split between GPU and CPU cores, nested OpenMP groups (Paper II)",
+    1, hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown,
+};

@@ -1,0 +1,90 @@
+/* laplace.h: 3D 7-point Jacobi stencil, the kit's reference mini-app.
+ * Sourouri Paper I (multi-GPU threads) and Paper II (CPU+GPU, nested OpenMP), thesis
+ * `../shared/seeds/001_5c64d68c2bfeada2.txt`. Parameters, the block geometry every variant
+ * shares, and the variant contract. See README.md in this folder. */
+#ifndef LAPLACE_H
+#define LAPLACE_H
+#include <stddef.h>
+
+#include "kit/halo.h"
+#include "kit/options.h"
+#include "kit/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every problem parameter, with the common run flags. */
+typedef struct laplace_params {
+  kit_run run;        /* --variant, --iters, --reps, ... */
+  int size[3];        /* interior points nx, ny, nz (--size) */
+  double alpha, beta; /* update weights (--alpha, --beta) */
+  const char *init;   /* initial interior: "zero" or "random" (--init) */
+  const char *dump;   /* --dump FILE: final interior as raw little-endian doubles */
+  int p2p;            /* multi-thread: peer-to-peer copies where possible (--no-p2p: off) */
+} laplace_params;
+
+/* Consecutive interior z-planes [k0, k0+nz) (global, 1-based) stored with one plane
+ * below and one above: ghost planes from a neighbour, or the Dirichlet boundary planes
+ * 0 and NZ+1. Each plane holds (nx+2) x (ny+2) points including the x/y boundary, so a
+ * plane is contiguous and travels without packing. Local plane l is global k0-1+l. */
+typedef struct laplace_block {
+  int nx, ny;    /* interior points per row and per column */
+  int k0, nz;    /* first global interior plane, number of interior planes */
+  size_t sy, sz; /* strides of a row and of a plane, in doubles */
+  size_t points; /* (nz + 2) * sz: doubles in the stored block */
+} laplace_block;
+
+laplace_block laplace_block_make(int nx, int ny, int k0, int nz);
+
+/* Initial state of a block, ghost planes included (they hold the neighbour's initial
+ * values, computed from global indices, so no exchange is needed before step 1). */
+void laplace_fill(const laplace_params *p, const laplace_block *b, double *u);
+/* One sweep over local planes [l0, l1) of b with `threads` OpenMP threads. */
+void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                        int l0, int l1, int threads);
+/* Copy local planes [l0, l1)'s interior points into out (x fastest). */
+void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int l1, double *out);
+
+/* What a variant gets from the driver. */
+typedef struct laplace_ctx {
+  const laplace_params *p;
+  const kit_env *env;
+  laplace_block blk;  /* this rank's slab */
+  int nbr[2];         /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+  int gpus;           /* GPUs this rank drives (multi-thread: all it may use) */
+  double cpu_fraction;/* hybrid: CPU share of the slab, already resolved from 'auto' */
+} laplace_ctx;
+
+/* The variant contract: the driver owns timing, verification and reporting; a variant
+ * owns its memory, streams and threads and performs whole time steps. */
+typedef struct laplace_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const laplace_ctx *c);          /* allocate, set the initial state */
+  void (*reset)(void *st);                        /* back to the initial state (untimed) */
+  void (*run)(void *st, int steps);               /* `steps` sweeps, complete on return */
+  void (*fetch)(void *st, double *interior);      /* this rank's interior, nx*ny*nz, x fastest */
+  const kit_halo *(*halo)(void *st);              /* MPI message counters */
+  void (*teardown)(void *st);
+} laplace_variant;
+
+extern const laplace_variant laplace_cpu;
+extern const laplace_variant laplace_naive;
+extern const laplace_variant laplace_two_stream;
+extern const laplace_variant laplace_multi_thread;
+extern const laplace_variant laplace_hybrid;
+
+/* reference.c: the serial oracle on the whole domain. Writes the final interior into
+ * out (nx*ny*nz) and max|u - g| after each sweep into err[0..iters] (err[0]: initial). */
+void laplace_reference(const laplace_params *p, double *out, double *err);
+
+/* verify.c helpers. */
+double laplace_max_error_vs_g(const laplace_params *p, const laplace_block *b, const double *interior);
+int laplace_fixed_point_applies(const laplace_params *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

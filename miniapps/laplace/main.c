@@ -1,0 +1,208 @@
+/* main.c: the laplace driver. Parse, set up, warm up, profile, time, verify, report;
+ * the variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do the time steps.
+ * Sourouri Papers I-II; see README.md in this folder.
+ *   build/bin/laplace --variant list
+ *   mpiexec -n 2 build/bin/laplace --variant two-stream --size 256 --iters 50 --json - */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/driver.h"
+#include "kit/hybrid.h"
+#include "kit/ranges.h"
+#include "kit/report.h"
+#include "kit/slab.h"
+#include "laplace.h"
+#include "verify.h"
+
+/* Bytes one point update must move: read u once, write u_new once (neighbours from cache). */
+#define LAPLACE_BYTES_PER_POINT 16.0
+
+static const laplace_variant *const variants[] = {
+    &laplace_cpu,
+#ifdef KIT_HAVE_CUDA
+    &laplace_naive, &laplace_two_stream, &laplace_multi_thread, &laplace_hybrid,
+#endif
+};
+/* Every variant name, also those a CPU-only build cannot run (they exit 77). */
+static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
+
+static const laplace_variant *find_variant(const char *name) {
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
+    if (strcmp(variants[i]->name, name) == 0) return variants[i];
+  return NULL;
+}
+
+static int known_name(const char *name) {
+  for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i)
+    if (strcmp(all_names[i], name) == 0) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+
+  laplace_params p;
+  memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.size[0] = p.size[1] = p.size[2] = 64;
+  p.alpha = 0.0;
+  p.beta = 1.0 / 6.0;
+  p.init = "zero";
+  p.p2p = 1;
+  kit_option opts[KIT_RUN_NOPTS + 8];
+  int n = kit_run_options(&p.run, opts);
+  const kit_option app_opts[] = {
+      {"size", KIT_OPT_CUSTOM, p.size, "N|NX,NY,NZ", "interior points (a cube for one number) [64]", 1, 0, 0, NULL, kit_parse_size3, NULL},
+      {"alpha", KIT_OPT_DOUBLE, &p.alpha, "A", "weight of the centre point", 1, 0, 0, NULL, NULL, NULL},
+      {"beta", KIT_OPT_DOUBLE, &p.beta, "B", "weight of each of the six neighbours", 1, 0, 0, NULL, NULL, NULL},
+      {"init", KIT_OPT_STRING, &p.init, "KIND", "initial interior", 1, 0, 0, "zero|random", NULL, NULL},
+      {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final interior as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
+      {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "multi-thread only: stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
+  opts[n].type = KIT_OPT_END;
+
+  char err[512];
+  const int prc = kit_parse(argc, argv, opts, err, sizeof err);
+  if (prc == KIT_PARSE_ERROR) return kit_finalize(kit_usage_error(&env, "%s", err));
+  if (prc == KIT_PARSE_HELP) {
+    if (env.rank == 0)
+      kit_print_help(stdout, "laplace",
+                     "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
+                     opts);
+    return kit_finalize(0);
+  }
+  if (strcmp(p.run.variant, "list") == 0) {
+    if (env.rank == 0)
+      for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i) {
+        const laplace_variant *v = find_variant(all_names[i]);
+        printf("%-14s %s\n", all_names[i], v ? v->summary : "(not built: no CUDA toolkit)");
+      }
+    return kit_finalize(0);
+  }
+
+  /* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line. */
+  const char *vn = p.run.variant;
+  if (!known_name(vn))
+    return kit_finalize(kit_usage_error(&env, "laplace: --variant: unknown variant '%s' (see --variant list)", vn));
+  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "laplace: --cpu-fraction applies only to --variant hybrid"));
+  if (!p.p2p && strcmp(vn, "multi-thread") != 0)
+    return kit_finalize(kit_usage_error(&env, "laplace: --no-p2p applies only to --variant multi-thread"));
+  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
+    return kit_finalize(kit_usage_error(&env, "laplace: --gpus does not apply to --variant cpu"));
+  if (p.size[2] < env.nranks)
+    return kit_finalize(kit_usage_error(&env,
+        "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p.size[2], env.nranks));
+  if (kit_check_output_file(&env, "laplace", "--dump", p.dump) || kit_check_output_file(&env, "laplace", "--json", p.run.json) ||
+      kit_check_output_file(&env, "laplace", "--trace", p.run.trace))
+    return kit_finalize(KIT_EXIT_USAGE);
+
+  const laplace_variant *v = find_variant(vn);
+  if (!v) return kit_finalize(kit_skip(&env, "laplace", vn, "built without CUDA"));
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "laplace", vn, "no CUDA device"));
+
+  /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
+  int gpus_per_rank = 0, gpus_total = 0;
+  if (v == find_variant("multi-thread")) {
+    gpus_per_rank = p.run.gpus > 0 ? p.run.gpus : env.gpus_visible;
+    int lo = 0, hi = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    if (lo != hi) return kit_finalize(kit_usage_error(&env, "laplace: ranks see different GPU counts; give --gpus N"));
+    if (p.size[2] < env.nranks * gpus_per_rank)
+      return kit_finalize(kit_usage_error(&env,
+          "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
+          p.size[2], env.nranks, gpus_per_rank));
+    if (env.nranks > 1 && env.thread_level < MPI_THREAD_MULTIPLE)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE");
+    gpus_total = kit_distinct_gpus(&env, gpus_per_rank);
+    kit_select_device(&env, 0);
+  } else if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_per_rank = 1;
+    gpus_total = kit_distinct_gpus(&env, 1);
+  }
+
+  /* Ceilings measured on this machine, and the hybrid share derived from them. */
+  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+  double cpu_fraction = -1.0;
+  if (v == find_variant("hybrid"))
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction : kit_cpu_share(host_bw, dev_bw, KIT_HYBRID_DERATE);
+
+  /* This rank's z-slab and its neighbours. */
+  const kit_block part = kit_block_split(p.size[2], env.nranks, env.rank);
+  laplace_ctx ctx;
+  ctx.p = &p;
+  ctx.env = &env;
+  ctx.blk = laplace_block_make(p.size[0], p.size[1], 1 + part.begin, part.count);
+  ctx.nbr[KIT_DOWN] = env.rank > 0 ? env.rank - 1 : MPI_PROC_NULL;
+  ctx.nbr[KIT_UP] = env.rank < env.nranks - 1 ? env.rank + 1 : MPI_PROC_NULL;
+  ctx.gpus = gpus_per_rank;
+  ctx.cpu_fraction = cpu_fraction;
+
+  void *st = v->setup(&ctx);
+  const kit_halo *h = v->halo(st);
+  kit_timing timing = kit_time_variant(&p.run, &env, st, v->run, v->reset, h);
+
+  kit_report rep;
+  kit_report_init(&rep, "laplace", v->name);
+  kit_json *pj = &rep.params;
+  kit_json_int(pj, "nx", p.size[0]);
+  kit_json_int(pj, "ny", p.size[1]);
+  kit_json_int(pj, "nz", p.size[2]);
+  kit_json_number(pj, "alpha", p.alpha);
+  kit_json_number(pj, "beta", p.beta);
+  kit_json_string(pj, "init", p.init);
+  kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "warmup", p.run.warmup);
+  kit_json_int(pj, "reps", p.run.reps);
+  kit_json_int(pj, "seed", (long long)p.run.seed);
+  kit_json_bool(pj, "p2p", p.p2p);
+  kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_end_object(pj);
+
+  const double points = (double)p.size[0] * p.size[1] * p.size[2];
+  const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) +
+                         (v->needs_gpu && v != find_variant("hybrid") ? 0.0 : host_bw * env.nranks);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
+  kit_report_fom(&rep, "GLUP/s", "GLUP/s", points * p.run.iters / timing.time.median * 1e-9);
+  kit_report_bandwidth(&rep, LAPLACE_BYTES_PER_POINT * points, p.run.iters, ceiling,
+                       v->needs_gpu ? (v == find_variant("hybrid") ? "device triad x GPUs + host triad x ranks"
+                                                                  : "device triad x GPUs")
+                                    : "host triad x ranks");
+  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                      (double)p.run.reps * p.run.iters);
+  if (cpu_fraction >= 0.0) {
+    int nc = kit_cpu_planes(ctx.blk.nz, cpu_fraction), nct = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&nc, &nct, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    kit_report_result(&rep, "cpu_planes", nct, "planes");
+  }
+
+  /* Verification and --dump work on the final field of the last repetition. */
+  double *interior = kit_malloc((size_t)ctx.blk.nx * ctx.blk.ny * ctx.blk.nz * sizeof(double), "result");
+  v->fetch(st, interior);
+  double *gathered = (p.run.verify || p.dump) ? laplace_gather(&p, &env, &ctx.blk, interior) : NULL;
+  if (p.run.verify) laplace_verify(&p, &env, &ctx.blk, interior, gathered, &rep);
+  {
+    double s2 = 0.0, all = 0.0;
+    for (size_t i = 0; i < (size_t)ctx.blk.nx * ctx.blk.ny * ctx.blk.nz; ++i) s2 += interior[i] * interior[i];
+    KIT_MPI_CHECK(MPI_Allreduce(&s2, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    kit_report_result(&rep, "l2_norm", sqrt(all), "");
+  }
+  if (p.dump && env.rank == 0) kit_write_doubles(p.dump, gathered, (size_t)points);
+  free(gathered);
+  free(interior);
+
+  const int code = kit_report_finish(&rep, &env, p.run.json);
+  kit_report_free(&rep);
+  v->teardown(st);
+  return kit_finalize(code);
+}

@@ -1,0 +1,229 @@
+/* multi_thread.c: the `multi-thread` variant. One process drives every GPU it may use
+ * (--gpus) with three OpenMP threads per GPU: a main thread that launches the boundary
+ * and bulk kernels, a send assistant that pushes the new boundary planes out, and a
+ * receive assistant that brings ghost planes in (Sourouri Paper I, Sec. 4.1). Each
+ * direction has its own stream (Paper I, Sec. 4.2, Fig. 4). Neighbouring GPUs of the
+ * process exchange with cudaMemcpyPeerAsync where cudaDeviceCanAccessPeer allows, staged
+ * through pinned host memory where not; MPI is used only between processes, by the
+ * assistants of the GPUs at the ends of the process's slab. --no-p2p forces host staging.
+ *   build/bin/laplace --variant multi-thread --size 256,256,512 --gpus 2 */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "gpu_block.h"
+#include "kernels.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+#include "kit/slab.h"
+
+#define MT_MAX_GPUS 16
+
+typedef struct mt_gpu {
+  laplace_dev_block d;
+  cudaStream_t boundary, bulk;   /* main thread's streams */
+  cudaStream_t send[2], recv[2]; /* one stream per neighbour direction and sense */
+  cudaEvent_t boundary_done;     /* new boundary planes of un are computed */
+  int local_nbr[2];              /* neighbouring GPU of this process, or -1 */
+  int peer[2];                   /* direct P2P access to that neighbour */
+  double *stage[2];              /* pinned staging of outgoing planes (host path, MPI) */
+  double *inbox[2];              /* pinned landing of incoming MPI planes */
+} mt_gpu;
+
+typedef struct mt_state {
+  laplace_ctx c;
+  int ngpu;
+  mt_gpu g[MT_MAX_GPUS];
+  kit_halo halo; /* MPI neighbours of the process (ends of its slab) */
+} mt_state;
+
+static void *mt_setup(const laplace_ctx *c) {
+  mt_state *s = calloc(1, sizeof *s);
+  s->c = *c;
+  s->ngpu = c->gpus;
+  const size_t plane = c->blk.sz * sizeof(double);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 0, 1);
+  for (int i = 0; i < s->ngpu; ++i) {
+    mt_gpu *g = &s->g[i];
+    const kit_block part = kit_block_split(c->blk.nz, s->ngpu, i);
+    const laplace_block b = laplace_block_make(c->blk.nx, c->blk.ny, c->blk.k0 + part.begin, part.count);
+    /* Consecutive devices from this process's share of the node; more blocks than devices
+     * wrap around, which lets one GPU exercise the multi-GPU code path in tests. */
+    const int visible = c->env->gpus_visible;
+    laplace_dev_block_init(&g->d, c->p, &b, (c->env->local_rank * s->ngpu + i) % visible);
+    KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->boundary, cudaStreamNonBlocking));
+    KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->bulk, cudaStreamNonBlocking));
+    KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->boundary_done, cudaEventDisableTiming));
+    g->local_nbr[KIT_DOWN] = i > 0 ? i - 1 : -1;
+    g->local_nbr[KIT_UP] = i < s->ngpu - 1 ? i + 1 : -1;
+    for (int side = 0; side < 2; ++side) {
+      KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->send[side], cudaStreamNonBlocking));
+      KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->recv[side], cudaStreamNonBlocking));
+      g->peer[side] = 0;
+      if (g->local_nbr[side] >= 0 && c->p->p2p) {
+        const int me = g->d.device, other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
+        int can = me == other; /* a copy within one device is always direct */
+        if (!can) KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, me, other));
+        if (can && me != other) {
+          cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+          if (e == cudaErrorPeerAccessAlreadyEnabled) {
+            (void)cudaGetLastError(); /* enabled by an earlier block on this device */
+            e = cudaSuccess;
+          }
+          KIT_CUDA_CHECK(e);
+        }
+        g->peer[side] = can;
+      }
+      const int needs_stage = g->local_nbr[side] >= 0 ? !g->peer[side] : s->halo.nbr[side] != MPI_PROC_NULL;
+      g->stage[side] = needs_stage ? kit_host_alloc(plane, 1) : NULL;
+      g->inbox[side] = (g->local_nbr[side] < 0 && s->halo.nbr[side] != MPI_PROC_NULL) ? kit_host_alloc(plane, 1) : NULL;
+    }
+  }
+  return s;
+}
+
+static void mt_reset(void *st) {
+  mt_state *s = st;
+  for (int i = 0; i < s->ngpu; ++i) laplace_dev_block_reset(&s->g[i].d);
+}
+
+/* Main thread of GPU i: boundary planes first (recorded by an event), then the bulk. */
+static void mt_compute(mt_state *s, int i) {
+  mt_gpu *g = &s->g[i];
+  const laplace_block *b = &g->d.blk;
+  const laplace_params *p = s->c.p;
+  int h = kit_gpu_range_begin("boundary", g->boundary);
+  launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, 1, 2, p->alpha, p->beta, g->boundary);
+  if (b->nz > 1) launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, b->nz, b->nz + 1, p->alpha, p->beta, g->boundary);
+  kit_gpu_range_end(h, g->boundary);
+  KIT_CUDA_CHECK(cudaEventRecord(g->boundary_done, g->boundary));
+  h = kit_gpu_range_begin("bulk", g->bulk);
+  launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, 2, b->nz, p->alpha, p->beta, g->bulk);
+  kit_gpu_range_end(h, g->bulk);
+}
+
+/* Send assistant of GPU i: each new boundary plane goes to the neighbour's ghost plane,
+ * peer-to-peer, through pinned host memory, or through MPI. */
+static void mt_send(mt_state *s, int i) {
+  mt_gpu *g = &s->g[i];
+  const size_t plane = g->d.blk.sz * sizeof(double);
+  for (int side = 0; side < 2; ++side) {
+    const int src_plane = side == KIT_DOWN ? 1 : g->d.blk.nz;
+    const double *src = laplace_dev_plane(&g->d, g->d.un, src_plane);
+    const int n = g->local_nbr[side];
+    if (n < 0 && s->halo.nbr[side] == MPI_PROC_NULL) continue;
+    if (kit_fault("stale-halo")) continue;
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], g->boundary_done, 0));
+    int h = kit_gpu_range_begin(side == KIT_DOWN ? "send_down" : "send_up", g->send[side]);
+    if (n >= 0 && g->peer[side]) {
+      mt_gpu *o = &s->g[n];
+      const int dst_plane = side == KIT_DOWN ? o->d.blk.nz + 1 : 0;
+      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(laplace_dev_plane(&o->d, o->d.un, dst_plane), o->d.device, src,
+                                         g->d.device, plane, g->send[side]));
+    } else {
+      KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], src, plane, cudaMemcpyDeviceToHost, g->send[side]));
+    }
+    kit_gpu_range_end(h, g->send[side]);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(g->send[side]));
+    if (n < 0) kit_halo_send(&s->halo, side, g->stage[side]); /* the process's edge: MPI */
+  }
+}
+
+/* Receive assistant of GPU i, first part: ghost planes from another process. */
+static void mt_recv_remote(mt_state *s, int i) {
+  mt_gpu *g = &s->g[i];
+  const size_t plane = g->d.blk.sz * sizeof(double);
+  for (int side = 0; side < 2; ++side) {
+    if (!g->inbox[side] || kit_fault("stale-halo")) continue;
+    kit_halo_recv(&s->halo, side, g->inbox[side]);
+    const int dst_plane = side == KIT_DOWN ? 0 : g->d.blk.nz + 1;
+    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(&g->d, g->d.un, dst_plane), g->inbox[side], plane,
+                                   cudaMemcpyHostToDevice, g->recv[side]));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(g->recv[side]));
+  }
+}
+
+/* Receive assistant of GPU i, second part: planes a local neighbour staged in host memory. */
+static void mt_recv_staged(mt_state *s, int i) {
+  mt_gpu *g = &s->g[i];
+  const size_t plane = g->d.blk.sz * sizeof(double);
+  for (int side = 0; side < 2; ++side) {
+    const int n = g->local_nbr[side];
+    if (n < 0 || g->peer[side] || kit_fault("stale-halo")) continue;
+    /* The neighbour sent towards us in the opposite direction. */
+    const double *src = s->g[n].stage[1 - side];
+    const int dst_plane = side == KIT_DOWN ? 0 : g->d.blk.nz + 1;
+    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(&g->d, g->d.un, dst_plane), src, plane,
+                                   cudaMemcpyHostToDevice, g->recv[side]));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(g->recv[side]));
+  }
+}
+
+static void mt_run(void *st, int steps) {
+  mt_state *s = st;
+  const int ngpu = s->ngpu;
+  enum { MAIN = 0, SENDER = 1, RECEIVER = 2 };
+#pragma omp parallel num_threads(3 * ngpu)
+  {
+    const int i = omp_get_thread_num() / 3, role = omp_get_thread_num() % 3;
+    mt_gpu *g = &s->g[i];
+    KIT_CUDA_CHECK(cudaSetDevice(g->d.device));
+    for (int t = 0; t < steps; ++t) {
+      if (role == MAIN) {
+        if (i == 0) KIT_RANGE_PUSH("step");
+        mt_compute(s, i);
+      }
+#pragma omp barrier /* boundary_done is recorded on every GPU */
+      if (role == SENDER) mt_send(s, i);
+      if (role == RECEIVER) mt_recv_remote(s, i);
+#pragma omp barrier /* every staged plane is in host memory */
+      if (role == RECEIVER) mt_recv_staged(s, i);
+      if (role == MAIN) {
+        KIT_CUDA_CHECK(cudaStreamSynchronize(g->boundary));
+        KIT_CUDA_CHECK(cudaStreamSynchronize(g->bulk));
+      }
+#pragma omp barrier /* every copy into every GPU is complete */
+      if (role == MAIN) {
+        laplace_dev_swap(&g->d);
+        if (i == 0) KIT_RANGE_POP();
+      }
+#pragma omp barrier /* neighbours see the swapped pointers */
+    }
+  }
+}
+
+static void mt_fetch(void *st, double *out) {
+  mt_state *s = st;
+  size_t offset = 0;
+  for (int i = 0; i < s->ngpu; ++i) {
+    laplace_dev_block_fetch(&s->g[i].d, out + offset);
+    offset += (size_t)s->g[i].d.blk.nz * s->g[i].d.blk.nx * s->g[i].d.blk.ny;
+  }
+}
+
+static const kit_halo *mt_halo(void *st) { return &((mt_state *)st)->halo; }
+
+static void mt_teardown(void *st) {
+  mt_state *s = st;
+  for (int i = 0; i < s->ngpu; ++i) {
+    mt_gpu *g = &s->g[i];
+    KIT_CUDA_CHECK(cudaSetDevice(g->d.device));
+    KIT_CUDA_CHECK(cudaStreamDestroy(g->boundary));
+    KIT_CUDA_CHECK(cudaStreamDestroy(g->bulk));
+    KIT_CUDA_CHECK(cudaEventDestroy(g->boundary_done));
+    for (int side = 0; side < 2; ++side) {
+      KIT_CUDA_CHECK(cudaStreamDestroy(g->send[side]));
+      KIT_CUDA_CHECK(cudaStreamDestroy(g->recv[side]));
+      if (g->stage[side]) kit_host_free(g->stage[side], 1);
+      if (g->inbox[side]) kit_host_free(g->inbox[side], 1);
+    }
+    laplace_dev_block_free(&g->d);
+  }
+  kit_halo_free(&s->halo);
+  free(s);
+}
+
+const laplace_variant laplace_multi_thread = {
+    "multi-thread",
+    "one process drives all its GPUs: a main, a send and a receive thread per GPU, P2P or staged copies",
+    1, mt_setup, mt_reset, mt_run, mt_fetch, mt_halo, mt_teardown,
+};

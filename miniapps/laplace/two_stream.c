@@ -1,0 +1,105 @@
+/* two_stream.c: the `two-stream` variant. One MPI rank per GPU with a boundary stream
+ * and a bulk stream: the two boundary planes are computed first and copied to the host on
+ * the boundary stream, while the bulk of the slab computes on the other stream; MPI and
+ * the copy of the received ghost planes back to the device overlap the bulk.
+ * Sourouri Paper II Listing 1; Bernaschi et al. Fig. 2.
+ *   mpiexec -n 2 build/bin/laplace --variant two-stream --size 512 */
+#include <stdlib.h>
+
+#include "gpu_block.h"
+#include "kernels.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+typedef struct two_stream_state {
+  laplace_ctx c;
+  laplace_dev_block d;
+  cudaStream_t boundary, bulk;
+  kit_halo halo; /* pinned staging buffers */
+} two_stream_state;
+
+static void *ts_setup(const laplace_ctx *c) {
+  two_stream_state *s = calloc(1, sizeof *s);
+  s->c = *c;
+  laplace_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
+  /* The boundary stream gets the higher priority so its small kernels are not queued
+   * behind the bulk kernel's blocks (the stall Paper II Fig. 2 shows). */
+  int least = 0, greatest = 0;
+  KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
+  return s;
+}
+
+static void ts_reset(void *st) { laplace_dev_block_reset(&((two_stream_state *)st)->d); }
+
+static void ts_run(void *st, int steps) {
+  two_stream_state *s = st;
+  laplace_dev_block *d = &s->d;
+  const laplace_block *b = &d->blk;
+  const laplace_params *p = s->c.p;
+  const size_t plane = b->sz * sizeof(double);
+  const int send_plane[2] = {1, b->nz}, ghost_plane[2] = {0, b->nz + 1};
+  const int top = b->nz > 1 ? b->nz : 0; /* second boundary plane, if distinct from the first */
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    for (int side = 0; side < 2; ++side) kit_halo_irecv(&s->halo, side, s->halo.recv[side]);
+
+    /* Boundary planes first, then straight to the host on the same stream. */
+    int g = kit_gpu_range_begin("boundary", s->boundary);
+    launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 1, 2, p->alpha, p->beta, s->boundary);
+    if (top) launch_laplace_sweep(d->u, d->un, b->nx, b->ny, top, top + 1, p->alpha, p->beta, s->boundary);
+    kit_gpu_range_end(g, s->boundary);
+    g = kit_gpu_range_begin("d2h", s->boundary);
+    for (int side = 0; side < 2; ++side)
+      if (s->halo.send[side])
+        KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side], laplace_dev_plane(d, d->un, send_plane[side]),
+                                       plane, cudaMemcpyDeviceToHost, s->boundary));
+    kit_gpu_range_end(g, s->boundary);
+
+    /* The bulk overlaps everything that follows. */
+    g = kit_gpu_range_begin("bulk", s->bulk);
+    launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 2, b->nz, p->alpha, p->beta, s->bulk);
+    kit_gpu_range_end(g, s->bulk);
+
+    KIT_RANGE_PUSH("wait_boundary");
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("mpi");
+    for (int side = 0; side < 2; ++side) kit_halo_isend(&s->halo, side, s->halo.send[side]);
+    kit_halo_waitall(&s->halo);
+    KIT_RANGE_POP();
+
+    g = kit_gpu_range_begin("h2d", s->boundary);
+    for (int side = 0; side < 2; ++side)
+      if (s->halo.recv[side])
+        KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ghost_plane[side]), s->halo.recv[side],
+                                       plane, cudaMemcpyHostToDevice, s->boundary));
+    kit_gpu_range_end(g, s->boundary);
+
+    KIT_RANGE_PUSH("wait_bulk");
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+    KIT_RANGE_POP();
+    laplace_dev_swap(d);
+    KIT_RANGE_POP();
+  }
+}
+
+static void ts_fetch(void *st, double *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
+static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
+
+static void ts_teardown(void *st) {
+  two_stream_state *s = st;
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
+  kit_halo_free(&s->halo);
+  laplace_dev_block_free(&s->d);
+  free(s);
+}
+
+const laplace_variant laplace_two_stream = {
+    "two-stream", "one rank per GPU; boundary stream (compute, D2H, MPI, H2D) overlaps the bulk stream", 1,
+    ts_setup, ts_reset, ts_run, ts_fetch, ts_halo, ts_teardown,
+};

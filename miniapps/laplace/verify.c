@@ -1,0 +1,131 @@
+/* verify.c: the checks of a laplace run (README.md "Verification").
+ * - oracle: the gathered field equals the serial reference (reference.c) bit for bit;
+ * - fixed point, no oracle needed: g = x + 2y + 3z is the exact fixed point when
+ *   alpha + 6 beta = 1 with non-negative weights, so by the discrete maximum principle
+ *   max|u - g| cannot grow: the variant's final error is at most the initial one, and the
+ *   oracle's error never grows from one sweep to the next. Rounding can add a few ulps
+ *   of |g| <= 6 per sweep once the error itself is that small, hence the tolerance. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+#include "kit/report.h"
+#include "laplace.h"
+#include "stencil.h"
+#include "verify.h"
+
+/* Rounding slack of the fixed-point checks: 16 ulps of the largest |g| (6). */
+#define FIXED_POINT_TOL (16.0 * 6.0 * 2.220446049250313e-16)
+
+int laplace_fixed_point_applies(const laplace_params *p) {
+  return p->alpha >= 0.0 && p->beta >= 0.0 && fabs(p->alpha + 6.0 * p->beta - 1.0) <= 1e-12;
+}
+
+double laplace_max_error_vs_g(const laplace_params *p, const laplace_block *b, const double *interior) {
+  double e = 0.0;
+  const size_t nx = (size_t)b->nx, ny = (size_t)b->ny;
+#pragma omp parallel for collapse(2) reduction(max : e) schedule(static)
+  for (int l = 0; l < b->nz; ++l)
+    for (int j = 0; j < b->ny; ++j)
+      for (int i = 0; i < b->nx; ++i) {
+        const double g = laplace_g(i + 1, j + 1, b->k0 + l, p->size[0], p->size[1], p->size[2]);
+        const double d = fabs(interior[((size_t)l * ny + (size_t)j) * nx + (size_t)i] - g);
+        if (d > e) e = d;
+      }
+  return e;
+}
+
+double *laplace_gather(const laplace_params *p, const kit_env *env, const laplace_block *b,
+                       const double *interior) {
+  const size_t plane = (size_t)p->size[0] * p->size[1];
+  /* Planes per message so a count never exceeds an int. */
+  const int chunk = (int)(plane > 0 ? (size_t)2147483647 / plane : 1);
+  double *all = NULL;
+  if (env->rank == 0) {
+    all = kit_malloc(plane * (size_t)p->size[2] * sizeof(double), "gathered field");
+    memcpy(all + (size_t)(b->k0 - 1) * plane, interior, plane * (size_t)b->nz * sizeof(double));
+    for (int r = 1; r < env->nranks; ++r) {
+      int meta[2];
+      KIT_MPI_CHECK(MPI_Recv(meta, 2, MPI_INT, r, 900, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      for (int l = 0; l < meta[1]; l += chunk) {
+        const int n = meta[1] - l < chunk ? meta[1] - l : chunk;
+        KIT_MPI_CHECK(MPI_Recv(all + (size_t)(meta[0] - 1 + l) * plane, (int)(n * plane), MPI_DOUBLE, r, 901,
+                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      }
+    }
+  } else {
+    int meta[2] = {b->k0, b->nz};
+    KIT_MPI_CHECK(MPI_Send(meta, 2, MPI_INT, 0, 900, MPI_COMM_WORLD));
+    for (int l = 0; l < b->nz; l += chunk) {
+      const int n = b->nz - l < chunk ? b->nz - l : chunk;
+      KIT_MPI_CHECK(MPI_Send(interior + (size_t)l * plane, (int)(n * plane), MPI_DOUBLE, 0, 901, MPI_COMM_WORLD));
+    }
+  }
+  return all;
+}
+
+void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_block *b,
+                    const double *interior, const double *gathered, kit_report *r) {
+  /* Fixed-point bound on the variant's own field: no oracle involved. */
+  double *init = kit_malloc(b->points * sizeof(double), "initial state");
+  double *init_interior = kit_malloc((size_t)b->nx * b->ny * b->nz * sizeof(double), "initial state");
+  laplace_fill(p, b, init);
+  laplace_copy_interior(b, init, 1, b->nz + 1, init_interior);
+  double e[2] = {laplace_max_error_vs_g(p, b, init_interior), laplace_max_error_vs_g(p, b, interior)};
+  free(init);
+  free(init_interior);
+  double eg[2];
+  KIT_MPI_CHECK(MPI_Allreduce(e, eg, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  kit_report_result(r, "max_err_initial", eg[0], "");
+  kit_report_result(r, "max_err", eg[1], "");
+  if (laplace_fixed_point_applies(p)) {
+    const int ok = eg[1] <= eg[0] + FIXED_POINT_TOL;
+    kit_report_check(r, "fixed_point_bound", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, eg[1],
+                     eg[0] + FIXED_POINT_TOL, "max|u-g| %.3e after %d sweeps <= initial %.3e", eg[1],
+                     p->run.iters, eg[0]);
+  } else {
+    kit_report_check(r, "fixed_point_bound", KIT_VERIFY_SKIPPED, eg[1], 0.0,
+                     "not applicable: needs alpha + 6 beta = 1, alpha, beta >= 0");
+  }
+
+  /* Oracle comparison on rank 0, over the whole field. */
+  double res[4] = {0, 0, 0, 0}; /* max_abs, max_rel, monotone ok, worst growth */
+  if (env->rank == 0) {
+    const size_t n = (size_t)p->size[0] * p->size[1] * p->size[2];
+    double *ref = kit_malloc(n * sizeof(double), "oracle result");
+    double *err = kit_malloc(((size_t)p->run.iters + 1) * sizeof(double), "oracle errors");
+    laplace_reference(p, ref, err);
+    double max_abs = 0.0, max_rel = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      const double d = fabs(gathered[i] - ref[i]);
+      if (d > max_abs || d != d) max_abs = d != d ? INFINITY : d;
+      const double rel = ref[i] != 0.0 ? d / fabs(ref[i]) : d;
+      if (rel > max_rel) max_rel = rel;
+    }
+    double growth = -INFINITY;
+    for (int t = 0; t < p->run.iters; ++t)
+      if (err[t + 1] - err[t] > growth) growth = err[t + 1] - err[t];
+    res[0] = max_abs;
+    res[1] = max_rel;
+    res[3] = p->run.iters > 0 ? growth : 0.0;
+    free(ref);
+    free(err);
+  }
+  KIT_MPI_CHECK(MPI_Bcast(res, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  r->reference = "serial oracle (reference.c), 1 rank";
+  r->max_abs_diff = res[0];
+  r->max_rel_diff = res[1];
+#ifdef KIT_EXACT_OFF
+  const double limit = 1e-12;
+#else
+  const double limit = 0.0; /* KIT_EXACT: same expressions, same order, same bits */
+#endif
+  kit_report_check(r, "oracle", res[0] <= limit ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[0], limit,
+                   "max |u - oracle| = %.3e over %d x %d x %d points (limit %g)", res[0], p->size[0],
+                   p->size[1], p->size[2], limit);
+  if (laplace_fixed_point_applies(p))
+    kit_report_check(r, "fixed_point_monotone", res[3] <= FIXED_POINT_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                     res[3], FIXED_POINT_TOL, "oracle's max|u-g| never grows by more than %.1e per sweep",
+                     FIXED_POINT_TOL);
+}

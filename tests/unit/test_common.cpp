@@ -1,0 +1,180 @@
+// Unit tests of libkit's host pieces: option tables, block split, statistics, the
+// hybrid model, the JSON writer and the result report.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kit/hybrid.h"
+#include "kit/json.h"
+#include "kit/options.h"
+#include "kit/report.h"
+#include "kit/slab.h"
+#include "kit/stats.h"
+
+namespace {
+struct Args {
+  std::vector<std::string> s;
+  std::vector<char *> p;
+  explicit Args(std::initializer_list<const char *> a) {
+    s.push_back("prog");
+    for (const char *x : a) s.push_back(x);
+    for (auto &x : s) p.push_back(&x[0]);
+    p.push_back(nullptr);
+  }
+  int argc() const { return (int)s.size(); }
+  char **argv() { return p.data(); }
+};
+
+struct Parsed {
+  kit_run run = kit_run_defaults();
+  int size[3] = {8, 8, 8};
+  double alpha = 0.0;
+  const char *mode = "a";
+  kit_option opts[KIT_RUN_NOPTS + 4];
+  char err[256] = "";
+  Parsed() {
+    int n = kit_run_options(&run, opts);
+    opts[n++] = {"size", KIT_OPT_CUSTOM, size, "N", "size", 1, 0, 0, nullptr, kit_parse_size3, nullptr};
+    opts[n++] = {"alpha", KIT_OPT_DOUBLE, &alpha, "A", "alpha", -1, 1, 0, nullptr, nullptr, nullptr};
+    opts[n++] = {"mode", KIT_OPT_STRING, &mode, "M", "mode", 1, 0, 0, "a|bb", nullptr, nullptr};
+    opts[n].type = KIT_OPT_END;
+  }
+  int parse(Args a) { return kit_parse(a.argc(), a.argv(), opts, err, sizeof err); }
+};
+}  // namespace
+
+TEST(Options, DefaultsAndValues) {
+  Parsed p;
+  ASSERT_EQ(p.parse(Args{"--iters", "7", "--size", "3,4,5", "--alpha", "0.5", "--mode", "bb", "--no-verify",
+                         "--seed", "99", "--cpu-fraction", "0.25"}),
+            KIT_PARSE_OK)
+      << p.err;
+  EXPECT_EQ(p.run.iters, 7);
+  EXPECT_EQ(p.size[0], 3);
+  EXPECT_EQ(p.size[1], 4);
+  EXPECT_EQ(p.size[2], 5);
+  EXPECT_EQ(p.alpha, 0.5);
+  EXPECT_STREQ(p.mode, "bb");
+  EXPECT_EQ(p.run.verify, 0);
+  EXPECT_EQ(p.run.seed, 99u);
+  EXPECT_EQ(p.run.cpu_fraction, 0.25);
+  EXPECT_EQ(p.run.cpu_fraction_given, 1);
+  EXPECT_EQ(p.run.reps, 3);  // untouched default
+}
+
+TEST(Options, CubeAndAuto) {
+  Parsed p;
+  ASSERT_EQ(p.parse(Args{"--size", "6", "--cpu-fraction", "auto"}), KIT_PARSE_OK) << p.err;
+  EXPECT_EQ(p.size[2], 6);
+  EXPECT_LT(p.run.cpu_fraction, 0.0);
+}
+
+TEST(Options, RejectsBadInputWithOneLineNamingTheFlag) {
+  const std::vector<std::pair<std::vector<const char *>, const char *>> bad = {
+      {{"--bogus"}, "unknown option"},       {{"--iters", "x"}, "--iters"},
+      {{"--iters", "-2"}, "--iters"},        {{"--size", "0"}, "--size"},
+      {{"--size", "2,3"}, "--size"},         {{"--size", "2,3,4,5"}, "--size"},
+      {{"--size", "2,,3"}, "--size"},        {{"--alpha", "2"}, "--alpha"},
+      {{"--alpha", "nan"}, "--alpha"},       {{"--mode", "c"}, "--mode"},
+      {{"--cpu-fraction", "1"}, "--cpu-fraction"}, {{"--seed", "-1"}, "--seed"},
+      {{"--iters"}, "needs a value"},        {{"stray"}, "unexpected argument"},
+  };
+  for (const auto &b : bad) {
+    Parsed p;
+    Args a{};
+    a.s.resize(1);
+    for (const char *x : b.first) a.s.push_back(x);
+    a.p.clear();
+    for (auto &x : a.s) a.p.push_back(&x[0]);
+    a.p.push_back(nullptr);
+    EXPECT_EQ(kit_parse(a.argc(), a.argv(), p.opts, p.err, sizeof p.err), KIT_PARSE_ERROR) << b.first[0];
+    EXPECT_NE(std::strstr(p.err, b.second), nullptr) << p.err;
+    EXPECT_EQ(std::strchr(p.err, '\n'), nullptr) << "one line";
+  }
+}
+
+TEST(Options, Help) {
+  Parsed p;
+  EXPECT_EQ(p.parse(Args{"--help"}), KIT_PARSE_HELP);
+}
+
+TEST(Slab, SplitCoversEverythingOnceAndBalances) {
+  for (int n = 1; n < 40; ++n)
+    for (int parts = 1; parts <= n; ++parts) {
+      int next = 0, lo = n, hi = 0;
+      for (int r = 0; r < parts; ++r) {
+        const kit_block b = kit_block_split(n, parts, r);
+        EXPECT_EQ(b.begin, next);
+        next += b.count;
+        lo = std::min(lo, b.count);
+        hi = std::max(hi, b.count);
+      }
+      EXPECT_EQ(next, n);
+      EXPECT_LE(hi - lo, 1);
+      EXPECT_GE(lo, 1);
+    }
+}
+
+TEST(Slab, CpuPlanesKeepsOneGpuPlane) {
+  EXPECT_EQ(kit_cpu_planes(100, 0.0), 0);
+  EXPECT_EQ(kit_cpu_planes(100, 0.104), 10);
+  EXPECT_EQ(kit_cpu_planes(100, 0.106), 11);
+  EXPECT_EQ(kit_cpu_planes(4, 0.99), 3);
+  EXPECT_EQ(kit_cpu_planes(1, 0.5), 0);
+}
+
+TEST(Stats, MinMedianMax) {
+  const double odd[] = {3, 1, 2};
+  kit_stats s = kit_stats_of(odd, 3);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.median, 2);
+  EXPECT_EQ(s.max, 3);
+  const double even[] = {4, 1, 3, 2};
+  s = kit_stats_of(even, 4);
+  EXPECT_EQ(s.median, 2.5);
+}
+
+TEST(Hybrid, BandwidthRatioModel) {
+  // Paper II: r = B_cpu / (B_cpu + B_gpu), then derated.
+  EXPECT_DOUBLE_EQ(kit_cpu_share(76, 4103, 1.0), 76.0 / (76.0 + 4103.0));
+  EXPECT_DOUBLE_EQ(kit_cpu_share(100, 300, 0.8), 0.8 * 0.25);
+  EXPECT_EQ(kit_cpu_share(0, 300, 0.8), 0.0);
+  EXPECT_LT(kit_cpu_share(1e9, 1, 1.0), 1.0);
+}
+
+TEST(Json, WritesValidNestedText) {
+  kit_json j;
+  kit_json_init(&j);
+  kit_json_begin_object(&j, nullptr);
+  kit_json_string(&j, "s", "a\"b\\c\n");
+  kit_json_number(&j, "x", 0.5);
+  kit_json_number(&j, "nan", NAN);
+  kit_json_int(&j, "i", -3);
+  kit_json_begin_array(&j, "a");
+  kit_json_bool(&j, nullptr, 1);
+  kit_json_bool(&j, nullptr, 0);
+  kit_json_end_array(&j);
+  kit_json_begin_object(&j, "o");
+  kit_json_end_object(&j);
+  kit_json_end_object(&j);
+  EXPECT_STREQ(j.buf, "{\"s\":\"a\\\"b\\\\c\\u000a\",\"x\":0.5,\"nan\":null,\"i\":-3,\"a\":[true,false],\"o\":{}}");
+  kit_json_free(&j);
+}
+
+TEST(Report, FailedCheckFailsTheRun) {
+  kit_report r;
+  kit_report_init(&r, "app", "v");
+  EXPECT_EQ(r.verify, KIT_VERIFY_SKIPPED);
+  kit_report_check(&r, "a", KIT_VERIFY_PASSED, 0, 0, "ok");
+  EXPECT_EQ(kit_report_exit_code(&r), 0);
+  kit_report_check(&r, "b", KIT_VERIFY_SKIPPED, 0, 0, "n/a");
+  EXPECT_EQ(r.verify, KIT_VERIFY_PASSED);
+  kit_report_check(&r, "c", KIT_VERIFY_FAILED, 1, 0, "bad");
+  kit_report_check(&r, "d", KIT_VERIFY_PASSED, 0, 0, "ok");
+  EXPECT_EQ(r.verify, KIT_VERIFY_FAILED);
+  EXPECT_EQ(kit_report_exit_code(&r), 1);
+  kit_report_free(&r);
+}
