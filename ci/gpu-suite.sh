@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gpu-suite.sh [BENCH_MODES...]: everything a GPU check needs, in one run on the GPU
+# machine (../shared/DEVICE.md): unpack the carried Debian packages (.deps/), configure and
+# build, run the gpu, smoke and mpi tests, run the named laplace benchmark sweeps
+# (labs/scripts/laplace_sweep.sh: single hybrid dual), and leave logs, JSON lines and a
+# summary in $OUT. Device command:
+#   bash ci/gpu-suite.sh single hybrid        (carry: .deps)
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export KIT_CEILING_CACHE=$OUT/ceilings.txt
+log() { echo "== $*" | tee -a "$OUT/suite.log"; }
+
+log "machine"
+{ nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv; nvidia-smi topo -m; nproc;
+  mpiexec --version | head -2; nvcc --version | tail -2; cmake --version | head -1; } >> "$OUT/suite.log" 2>&1
+
+mkdir -p /tmp/deps
+for f in .deps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /tmp/deps; done
+log "configure + build"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKIT_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH=/tmp/deps/usr \
+  -DKIT_GTEST_SOURCE_DIR=/tmp/deps/usr/src/googletest >> "$OUT/build.log" 2>&1 &&
+cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1
+build_rc=$?
+if [ $build_rc -ne 0 ]; then tail -40 "$OUT/build.log"; log "BUILD FAILED"; exit 1; fi
+
+log "tests: gpu, smoke, mpi"
+ctest --test-dir build-gpu -L 'gpu|smoke|mpi|unit|cpu' -j 8 --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
+test_rc=$?
+grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$OUT/ctest.log" | tail -25
+
+export OMP_NUM_THREADS=$(( $(nproc) / $(nvidia-smi -L | wc -l) ))
+for m in "$@"; do
+  log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
+  bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace-$m.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log"
+done
+cat "$OUT"/laplace-*.jsonl > "$OUT/laplace.jsonl" 2>/dev/null
+[ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl" --csv "$OUT/laplace.csv"
+grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head
+echo "ceilings:"; cat "$KIT_CEILING_CACHE" 2>/dev/null
+echo "ctest exit $test_rc"
+exit $test_rc

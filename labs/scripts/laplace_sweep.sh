@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# laplace_sweep.sh MODE JSONL [BIN]: the laplace benchmark runs behind the labs and the
+# performance figures of the README. Every run verifies against the oracle and appends
+# one kit.result/1 line to JSONL (plot and tabulate with labs/scripts/summarize.py).
+#   single  one GPU: naive / two-stream / multi-thread / hybrid at 128^3..512^3  (labs 02, 04)
+#   hybrid  one GPU, 512^3: the CPU-fraction sensitivity sweep 0..10%            (lab 04)
+#   dual    two GPUs: weak scaling at 512^3 and 256^3 per GPU, P2P vs staged     (labs 02, 03, 05)
+#   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
+set -u
+mode=$1; out=$2; bin=${3:-build/bin/laplace}
+here=$(cd "$(dirname "$0")" && pwd)
+run() { echo "+ $*" >&2; "$@" --json "$out" >/dev/null || echo "run failed ($?): $*" >&2; }
+mpi() { local np=$1; shift; run "$here/mpirun.sh" "$np" "$bin" "$@"; }
+it=50
+case "$mode" in
+  single)
+    for n in 128 256 512; do
+      for v in naive two-stream hybrid; do run "$bin" --variant $v --size $n --iters $it --reps 5; done
+      run "$bin" --variant multi-thread --gpus 1 --size $n --iters $it --reps 5
+    done ;;
+  hybrid)
+    for f in 0 0.005 0.01 0.015 0.02 0.03 0.05 0.075 0.1; do
+      run "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5
+    done
+    run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5 ;;
+  dual)
+    for n in 256 512; do
+      z=$((2 * n))
+      run "$bin" --variant two-stream --size $n --iters $it --reps 5          # 1-GPU baseline
+      for v in naive two-stream hybrid; do mpi 2 --variant $v --size $n,$n,$z --iters $it --reps 5; done
+      run "$bin" --variant multi-thread --gpus 2 --size $n,$n,$z --iters $it --reps 5
+      run "$bin" --variant multi-thread --gpus 2 --no-p2p --size $n,$n,$z --iters $it --reps 5
+    done ;;
+  cpu)
+    run "$bin" --variant cpu --size 128 --iters 20 --reps 3
+    OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;
+  *) echo "usage: $0 single|hybrid|dual|cpu JSONL [BIN]" >&2; exit 2 ;;
+esac

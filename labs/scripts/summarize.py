@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""summarize.py JSONL [--csv FILE]: one table row per kit.result/1 line (app, variant,
+ranks, GPUs, size, CPU fraction, median time, figure of merit, GB/s, fraction of the
+ceiling measured in the same run, verification). Standard library only."""
+import argparse
+import csv
+import json
+import sys
+
+COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "median_s", "fom", "GB/s",
+        "ceiling", "frac", "verify", "device"]
+
+def row(r):
+    p = r.get("params", {})
+    size = "x".join(str(p[k]) for k in ("nx", "ny", "nz") if k in p)
+    cf = r.get("cpu_fraction")
+    return {
+        "app": r["app"], "variant": r["variant"], "ranks": r["ranks"], "gpus": r["gpus"],
+        "size": size, "cpu_frac": "" if cf is None else f"{cf:.4f}",
+        "p2p": "" if r["variant"] != "multi-thread" else ("on" if p.get("p2p") else "off"),
+        "median_s": f"{r['time_s']['median']:.6f}",
+        "fom": f"{r['fom']['value']:.4g} {r['fom']['unit']}",
+        "GB/s": f"{r['bandwidth_GBs']:.1f}", "ceiling": f"{r['ceiling_GBs']:.1f}",
+        "frac": f"{100 * r['fraction_of_ceiling']:.1f}%", "verify": r["verify"]["status"],
+        "device": r["device"],
+    }
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jsonl")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    rows = [row(json.loads(l)) for l in open(a.jsonl) if l.strip()]
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLS)
+            w.writeheader()
+            w.writerows(rows)
+    cols = COLS[:-1]
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+    if rows:
+        print(f"device: {rows[0]['device']}")
+
+if __name__ == "__main__":
+    sys.exit(main())
