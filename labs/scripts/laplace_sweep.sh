@@ -5,6 +5,7 @@
 #   single  one GPU: naive / two-stream / multi-thread / hybrid at 128^3..512^3  (labs 02, 04)
 #   hybrid  one GPU, 512^3: the CPU-fraction sensitivity sweep 0..10%            (lab 04)
 #   dual    two GPUs: weak scaling at 512^3 and 256^3 per GPU, P2P vs staged     (labs 02, 03, 05)
+#   tune    one GPU: kernel tile shapes at 512^3 (printed on stderr)
 #   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
 set -u
 mode=$1; out=$2; bin=${3:-build/bin/laplace}
@@ -30,6 +31,12 @@ case "$mode" in
       for v in naive two-stream hybrid; do mpi 2 --variant $v --size $n,$n,$z --iters $it --reps 5; done
       run "$bin" --variant multi-thread --gpus 2 --size $n,$n,$z --iters $it --reps 5
       run "$bin" --variant multi-thread --gpus 2 --no-p2p --size $n,$n,$z --iters $it --reps 5
+    done ;;
+  tune)   # kernel tile shapes (LAPLACE_TILE=bx,by,run) at 512^3, one GPU, unverified
+    for tile in 128,2,16 128,2,64 128,4,64 128,8,64 256,1,64 256,2,64 64,4,64 64,8,64 32,8,64 \
+                128,4,32 128,4,128 256,4,128 512,1,64 512,2,64; do
+      LAPLACE_TILE=$tile "$bin" --variant two-stream --size 512 --iters $it --reps 5 --no-verify --json - |
+        python3 -c "import json,sys; r=json.loads(sys.stdin.readlines()[-1]); print('tile $tile', round(r['bandwidth_GBs']), 'GB/s', round(100*r['fraction_of_ceiling'],1), '%')" >&2
     done ;;
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3

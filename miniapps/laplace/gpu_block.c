@@ -11,9 +11,11 @@ void laplace_dev_block_init(laplace_dev_block *d, const laplace_params *p, const
   d->device = device;
   const size_t bytes = b->points * sizeof(double);
   KIT_CUDA_CHECK(cudaSetDevice(device));
-  KIT_CUDA_CHECK(cudaMalloc((void **)&d->u, bytes));
-  KIT_CUDA_CHECK(cudaMalloc((void **)&d->un, bytes));
-  KIT_CUDA_CHECK(cudaMalloc((void **)&d->init, bytes));
+  double **field[3] = {&d->u, &d->un, &d->init};
+  for (int f = 0; f < 3; ++f) {
+    KIT_CUDA_CHECK(cudaMalloc((void **)&d->alloc[f], bytes + 16 * sizeof(double)));
+    *field[f] = d->alloc[f] + LAPLACE_ALIGN_OFFSET;
+  }
   double *h = kit_malloc(bytes, "initial state");
   laplace_fill(p, b, h);
   KIT_CUDA_CHECK(cudaMemcpy(d->init, h, bytes, cudaMemcpyHostToDevice));
@@ -41,7 +43,5 @@ void laplace_dev_block_fetch(const laplace_dev_block *d, double *out) {
 
 void laplace_dev_block_free(laplace_dev_block *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
-  KIT_CUDA_CHECK(cudaFree(d->u));
-  KIT_CUDA_CHECK(cudaFree(d->un));
-  KIT_CUDA_CHECK(cudaFree(d->init));
+  for (int f = 0; f < 3; ++f) KIT_CUDA_CHECK(cudaFree(d->alloc[f]));
 }

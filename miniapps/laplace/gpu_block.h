@@ -12,7 +12,12 @@ typedef struct laplace_dev_block {
   int device;        /* CUDA device holding it */
   double *u, *un;    /* current and next field on the device */
   double *init;      /* initial state on the device */
+  double *alloc[3];  /* the allocations behind u, un, init (see LAPLACE_ALIGN_OFFSET) */
 } laplace_dev_block;
+
+/* Fields start this many doubles into a 256-byte aligned allocation, so that point 1 of
+ * every (padded) row is 128-byte aligned. */
+#define LAPLACE_ALIGN_OFFSET 15
 
 /* Allocates on `device` (made current) and sets the initial state. */
 void laplace_dev_block_init(laplace_dev_block *d, const laplace_params *p, const laplace_block *b,

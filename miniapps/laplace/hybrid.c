@@ -4,6 +4,10 @@
  * first leading a group that does MPI, GPU control and the CPU boundary planes, the
  * second leading a group that computes the CPU interior. The CPU share comes from the
  * measured triads (--cpu-fraction auto, kit/hybrid.h) or is given.
+ * Unlike Listing 3, the two inner teams are opened once per run, not once per step:
+ * libgomp creates a nested team's threads anew for every nested region, which cost about
+ * a millisecond per step on the H200 machine. The groups meet once per step at a
+ * two-party barrier between their masters (docs/architecture.md, "hybrid").
  *   mpiexec -n 2 build/bin/laplace --variant hybrid --size 512 --cpu-fraction auto */
 #include <omp.h>
 #include <stdlib.h>
@@ -65,97 +69,122 @@ static void hy_reset(void *st) {
   }
 }
 
-/* Group A's work for one step: MPI, GPU control, CPU boundary planes (Listing 3, tid 0). */
-static void hy_comm_group(hybrid_state *s) {
+/* Group A's work for one step (Listing 3, tid == 0): its master does MPI and GPU control,
+ * all its threads compute the CPU boundary planes. Called by every thread of group A. */
+static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
   laplace_dev_block *d = &s->d;
   const laplace_block *b = &d->blk, *hb = &s->hb;
   const laplace_params *p = s->c.p;
   const size_t plane = b->sz * sizeof(double);
   const int nc = s->nc, ng = s->ng;
-  double *cpu_ghost_below = nc ? s->hun : NULL;                          /* GPU plane ng lands here */
-  double *cpu_top = nc ? s->hun + (size_t)nc * hb->sz : NULL;           /* goes to the rank above */
-  double *cpu_ghost_above = nc ? s->hun + (size_t)(nc + 1) * hb->sz : NULL;
+  double *cpu_ghost_below = nc ? hun : NULL;                        /* GPU plane ng lands here */
+  double *cpu_top = nc ? hun + (size_t)nc * hb->sz : NULL;          /* goes to the rank above */
+  double *cpu_ghost_above = nc ? hun + (size_t)(nc + 1) * hb->sz : NULL;
 
-  kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
-  kit_halo_irecv(&s->halo, KIT_UP, nc ? cpu_ghost_above : s->halo.recv[KIT_UP]);
-
-  /* GPU boundary planes, their copies to the host, then the GPU bulk. */
-  int g = kit_gpu_range_begin("gpu_boundary", s->boundary);
-  launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 1, 2, p->alpha, p->beta, s->boundary);
-  if (ng > 1) launch_laplace_sweep(d->u, d->un, b->nx, b->ny, ng, ng + 1, p->alpha, p->beta, s->boundary);
-  kit_gpu_range_end(g, s->boundary);
-  g = kit_gpu_range_begin("d2h", s->boundary);
-  if (s->halo.send[KIT_DOWN])
-    KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], laplace_dev_plane(d, d->un, 1), plane,
-                                   cudaMemcpyDeviceToHost, s->boundary));
-  double *gpu_top_dst = nc ? cpu_ghost_below : s->halo.send[KIT_UP];
-  if (gpu_top_dst)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(gpu_top_dst, laplace_dev_plane(d, d->un, ng), plane,
-                                   cudaMemcpyDeviceToHost, s->boundary));
-  kit_gpu_range_end(g, s->boundary);
-  g = kit_gpu_range_begin("gpu_bulk", s->bulk);
-  launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 2, ng, p->alpha, p->beta, s->bulk);
-  kit_gpu_range_end(g, s->bulk);
-
-  if (nc) {
-    /* CPU boundary planes: the one next to the GPU and the one next to the rank above. */
+#pragma omp master
+  {
+    KIT_RANGE_PUSH("step");
+    kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
+    kit_halo_irecv(&s->halo, KIT_UP, nc ? cpu_ghost_above : s->halo.recv[KIT_UP]);
+    /* GPU boundary planes, their copies to the host, then the GPU bulk. */
+    int g = kit_gpu_range_begin("gpu_boundary", s->boundary);
+    launch_laplace_sweep(b, d->u, d->un, 1, 2, p->alpha, p->beta, s->boundary);
+    if (ng > 1) launch_laplace_sweep(b, d->u, d->un, ng, ng + 1, p->alpha, p->beta, s->boundary);
+    kit_gpu_range_end(g, s->boundary);
+    g = kit_gpu_range_begin("d2h", s->boundary);
+    if (s->halo.send[KIT_DOWN])
+      KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], laplace_dev_plane(d, d->un, 1), plane,
+                                     cudaMemcpyDeviceToHost, s->boundary));
+    double *gpu_top_dst = nc ? cpu_ghost_below : s->halo.send[KIT_UP];
+    if (gpu_top_dst)
+      KIT_CUDA_CHECK(cudaMemcpyAsync(gpu_top_dst, laplace_dev_plane(d, d->un, ng), plane,
+                                     cudaMemcpyDeviceToHost, s->boundary));
+    kit_gpu_range_end(g, s->boundary);
+    g = kit_gpu_range_begin("gpu_bulk", s->bulk);
+    launch_laplace_sweep(b, d->u, d->un, 2, ng, p->alpha, p->beta, s->bulk);
+    kit_gpu_range_end(g, s->bulk);
     KIT_RANGE_PUSH("cpu_boundary");
-    laplace_sweep_host(p, hb, s->hu, s->hun, 1, 2, s->threads_comm);
-    if (nc > 1) laplace_sweep_host(p, hb, s->hu, s->hun, nc, nc + 1, s->threads_comm);
-    KIT_RANGE_POP();
-    g = kit_gpu_range_begin("h2d_intra", s->data);
-    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->hun + hb->sz, plane,
-                                   cudaMemcpyHostToDevice, s->data));
-    kit_gpu_range_end(g, s->data);
-    kit_halo_isend(&s->halo, KIT_UP, cpu_top);
   }
-  KIT_RANGE_PUSH("mpi");
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
-  kit_halo_isend(&s->halo, KIT_DOWN, s->halo.send[KIT_DOWN]);
-  if (!nc) kit_halo_isend(&s->halo, KIT_UP, s->halo.send[KIT_UP]);
-  kit_halo_waitall(&s->halo);
-  KIT_RANGE_POP();
+  /* CPU boundary planes, by the whole group (the master joins once the GPU is busy). */
+  if (nc) laplace_sweep_rows(p, hb, hu, hun, 1, 2);
+  if (nc > 1) laplace_sweep_rows(p, hb, hu, hun, nc, nc + 1);
+#pragma omp master
+  {
+    KIT_RANGE_POP();
+    if (nc) {
+      int g = kit_gpu_range_begin("h2d_intra", s->data);
+      KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), hun + hb->sz, plane,
+                                     cudaMemcpyHostToDevice, s->data));
+      kit_gpu_range_end(g, s->data);
+      kit_halo_isend(&s->halo, KIT_UP, cpu_top);
+    }
+    KIT_RANGE_PUSH("mpi");
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    kit_halo_isend(&s->halo, KIT_DOWN, s->halo.send[KIT_DOWN]);
+    if (!nc) kit_halo_isend(&s->halo, KIT_UP, s->halo.send[KIT_UP]);
+    kit_halo_waitall(&s->halo);
+    KIT_RANGE_POP();
+    int g = kit_gpu_range_begin("h2d", s->boundary);
+    if (s->halo.recv[KIT_DOWN])
+      KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, 0), s->halo.recv[KIT_DOWN], plane,
+                                     cudaMemcpyHostToDevice, s->boundary));
+    if (!nc && s->halo.recv[KIT_UP])
+      KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->halo.recv[KIT_UP], plane,
+                                     cudaMemcpyHostToDevice, s->boundary));
+    kit_gpu_range_end(g, s->boundary);
+    KIT_RANGE_PUSH("wait_gpu");
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->data));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+    KIT_RANGE_POP();
+    laplace_dev_swap(d);
+    KIT_RANGE_POP();
+  }
+}
 
-  g = kit_gpu_range_begin("h2d", s->boundary);
-  if (s->halo.recv[KIT_DOWN])
-    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, 0), s->halo.recv[KIT_DOWN], plane,
-                                   cudaMemcpyHostToDevice, s->boundary));
-  if (!nc && s->halo.recv[KIT_UP])
-    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->halo.recv[KIT_UP], plane,
-                                   cudaMemcpyHostToDevice, s->boundary));
-  kit_gpu_range_end(g, s->boundary);
-  KIT_RANGE_PUSH("wait_gpu");
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->data));
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
-  KIT_RANGE_POP();
+/* The two groups' masters meet here once per step; `target` grows by 2 each step. */
+static void cross_group_barrier(int *arrived, int target) {
+  int v;
+#pragma omp atomic capture seq_cst
+  v = ++(*arrived);
+  while (v < target) {
+#pragma omp atomic read seq_cst
+    v = *arrived;
+  }
 }
 
 static void hy_run(void *st, int steps) {
   hybrid_state *s = st;
+  int arrived = 0;
 #pragma omp parallel num_threads(2)
   {
-    const int tid = omp_get_thread_num();
-    if (tid == 0) KIT_CUDA_CHECK(cudaSetDevice(s->d.device));
-    for (int t = 0; t < steps; ++t) {
-      if (tid == 0) {
-        KIT_RANGE_PUSH("step");
-        hy_comm_group(s);
-      } else if (s->nc > 2) {
-        KIT_RANGE_PUSH("cpu_interior");
-        laplace_sweep_host(s->c.p, &s->hb, s->hu, s->hun, 2, s->nc, s->threads_interior);
-        KIT_RANGE_POP();
-      }
+    const int group = omp_get_thread_num(); /* 0: communication group, 1: CPU interior */
+#pragma omp parallel num_threads(group == 0 ? s->threads_comm : s->threads_interior)
+    {
+      if (group == 0 && omp_get_thread_num() == 0) KIT_CUDA_CHECK(cudaSetDevice(s->d.device));
+      for (int t = 0; t < steps; ++t) {
+        /* Host fields by step parity, so no thread swaps what another reads. */
+        double *hu = t % 2 ? s->hun : s->hu, *hun = t % 2 ? s->hu : s->hun;
+        if (group == 0) {
+          hy_comm_group(s, hu, hun);
+        } else if (s->nc > 2) {
+#pragma omp master
+          KIT_RANGE_PUSH("cpu_interior");
+          laplace_sweep_rows(s->c.p, &s->hb, hu, hun, 2, s->nc);
+#pragma omp master
+          KIT_RANGE_POP();
+        }
 #pragma omp barrier
-      if (tid == 0) {
-        laplace_dev_swap(&s->d);
-        double *t_ = s->hu;
-        s->hu = s->hun;
-        s->hun = t_;
-        KIT_RANGE_POP();
-      }
+#pragma omp master
+        cross_group_barrier(&arrived, 2 * (t + 1));
 #pragma omp barrier
+      }
     }
+  }
+  if (steps % 2) {
+    double *t_ = s->hu;
+    s->hu = s->hun;
+    s->hun = t_;
   }
 }
 

@@ -12,14 +12,14 @@
 #include "stencil.h"
 
 __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int nx,
-                                     int ny, int l0, int l1, int run, double alpha, double beta) {
+                                     int ny, size_t sy, size_t sz, int l0, int l1, int run, double alpha,
+                                     double beta) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
   const int j = blockIdx.y * blockDim.y + threadIdx.y + 1;
   if (i > nx || j > ny) return;
   const int lb = l0 + blockIdx.z * run;
   const int le = min(lb + run, l1);
   if (lb >= le) return;
-  const size_t sy = (size_t)nx + 2, sz = sy * ((size_t)ny + 2);
   size_t c = (size_t)lb * sz + (size_t)j * sy + (size_t)i;
   double below = u[c - sz], here = u[c];
   for (int l = lb; l < le; ++l, c += sz) {
@@ -43,13 +43,14 @@ static laplace_tile read_tile() {
   return t;
 }
 
-extern "C" void launch_laplace_sweep(const double *u, double *un, int nx, int ny, int l0, int l1,
+extern "C" void launch_laplace_sweep(const laplace_block *b, const double *u, double *un, int l0, int l1,
                                      double alpha, double beta, cudaStream_t stream) {
+  const int nx = b->nx, ny = b->ny;
   if (l1 <= l0) return;
   static const laplace_tile t = read_tile(); /* C++ static: initialised once, thread-safe */
   const int bx = t.bx, by = t.by, run = t.run;
   const dim3 block(bx, by, 1);
   const dim3 grid((nx + bx - 1) / bx, (ny + by - 1) / by, (l1 - l0 + run - 1) / run);
-  laplace_sweep_kernel<<<grid, block, 0, stream>>>(u, un, nx, ny, l0, l1, run, alpha, beta);
+  laplace_sweep_kernel<<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

@@ -5,13 +5,15 @@
 #define LAPLACE_KERNELS_H
 #include <cuda_runtime_api.h>
 
+#include "laplace.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One sweep over local planes [l0, l1) of a block with nx x ny interior points per plane:
- * un = update(u) on the interior points of those planes (laplace_update in stencil.h). */
-void launch_laplace_sweep(const double *u, double *un, int nx, int ny, int l0, int l1,
+/* One sweep over local planes [l0, l1) of block b: un = update(u) on the interior points
+ * of those planes (laplace_update in stencil.h). */
+void launch_laplace_sweep(const laplace_block *b, const double *u, double *un, int l0, int l1,
                           double alpha, double beta, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -26,12 +26,13 @@ typedef struct laplace_params {
 
 /* Consecutive interior z-planes [k0, k0+nz) (global, 1-based) stored with one plane
  * below and one above: ghost planes from a neighbour, or the Dirichlet boundary planes
- * 0 and NZ+1. Each plane holds (nx+2) x (ny+2) points including the x/y boundary, so a
- * plane is contiguous and travels without packing. Local plane l is global k0-1+l. */
+ * 0 and NZ+1. Each plane holds (ny+2) rows of nx+2 points (the x/y boundary included,
+ * rows padded to sy), so a plane is contiguous and travels without packing. Local plane l
+ * is global k0-1+l. */
 typedef struct laplace_block {
   int nx, ny;    /* interior points per row and per column */
   int k0, nz;    /* first global interior plane, number of interior planes */
-  size_t sy, sz; /* strides of a row and of a plane, in doubles */
+  size_t sy, sz; /* strides of a row (nx + 2 rounded up to 16) and of a plane, in doubles */
   size_t points; /* (nz + 2) * sz: doubles in the stored block */
 } laplace_block;
 
@@ -43,6 +44,10 @@ void laplace_fill(const laplace_params *p, const laplace_block *b, double *u);
 /* One sweep over local planes [l0, l1) of b with `threads` OpenMP threads. */
 void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un,
                         int l0, int l1, int threads);
+/* The same sweep as a worksharing loop over the innermost enclosing OpenMP team
+ * (for variants that keep a team alive across steps). */
+void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                        int l0, int l1);
 /* Copy local planes [l0, l1)'s interior points into out (x fastest). */
 void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int l1, double *out);
 

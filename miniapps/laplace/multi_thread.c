@@ -22,7 +22,10 @@ typedef struct mt_gpu {
   laplace_dev_block d;
   cudaStream_t boundary, bulk;   /* main thread's streams */
   cudaStream_t send[2], recv[2]; /* one stream per neighbour direction and sense */
-  cudaEvent_t boundary_done;     /* new boundary planes of un are computed */
+  cudaEvent_t boundary_done;     /* this step's boundary planes are computed */
+  cudaEvent_t bulk_done;         /* this step's bulk is computed */
+  cudaEvent_t sent[2];           /* peer copy into the neighbour's ghost plane done */
+  cudaEvent_t received[2];       /* copy into this GPU's ghost plane (recv stream) done */
   int local_nbr[2];              /* neighbouring GPU of this process, or -1 */
   int peer[2];                   /* direct P2P access to that neighbour */
   double *stage[2];              /* pinned staging of outgoing planes (host path, MPI) */
@@ -53,11 +56,14 @@ static void *mt_setup(const laplace_ctx *c) {
     KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->boundary, cudaStreamNonBlocking));
     KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->bulk, cudaStreamNonBlocking));
     KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->boundary_done, cudaEventDisableTiming));
+    KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->bulk_done, cudaEventDisableTiming));
     g->local_nbr[KIT_DOWN] = i > 0 ? i - 1 : -1;
     g->local_nbr[KIT_UP] = i < s->ngpu - 1 ? i + 1 : -1;
     for (int side = 0; side < 2; ++side) {
       KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->send[side], cudaStreamNonBlocking));
       KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&g->recv[side], cudaStreamNonBlocking));
+      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->sent[side], cudaEventDisableTiming));
+      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->received[side], cudaEventDisableTiming));
       g->peer[side] = 0;
       if (g->local_nbr[side] >= 0 && c->p->p2p) {
         const int me = g->d.device, other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
@@ -86,29 +92,48 @@ static void mt_reset(void *st) {
   for (int i = 0; i < s->ngpu; ++i) laplace_dev_block_reset(&s->g[i].d);
 }
 
-/* Main thread of GPU i: boundary planes first (recorded by an event), then the bulk. */
-static void mt_compute(mt_state *s, int i) {
+/* Fields by step parity: every GPU steps in lockstep, so a neighbour's "next" field is
+ * found the same way and no thread ever swaps a pointer another thread reads. */
+static double *cur(const mt_gpu *g, int t) { return t % 2 ? g->d.un : g->d.u; }
+static double *nxt(const mt_gpu *g, int t) { return t % 2 ? g->d.u : g->d.un; }
+
+/* Main thread of GPU i: boundary planes first (recorded by an event), then the bulk.
+ * No host synchronisation: events order this step after the previous one. */
+static void mt_compute(mt_state *s, int i, int t) {
   mt_gpu *g = &s->g[i];
   const laplace_block *b = &g->d.blk;
   const laplace_params *p = s->c.p;
+  /* The boundary overwrites planes the previous bulk reads and reads the ghost planes
+   * that arrived last step, by peer copy (the neighbour's event) or by our recv stream. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, g->bulk_done, 0));
+  for (int side = 0; side < 2; ++side) {
+    const int n = g->local_nbr[side];
+    if (n >= 0 && g->peer[side])
+      KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, s->g[n].sent[1 - side], 0));
+    else
+      KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, g->received[side], 0));
+  }
+  /* The bulk reads the previous step's boundary planes. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(g->bulk, g->boundary_done, 0));
   int h = kit_gpu_range_begin("boundary", g->boundary);
-  launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, 1, 2, p->alpha, p->beta, g->boundary);
-  if (b->nz > 1) launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, b->nz, b->nz + 1, p->alpha, p->beta, g->boundary);
+  launch_laplace_sweep(b, cur(g, t), nxt(g, t), 1, 2, p->alpha, p->beta, g->boundary);
+  if (b->nz > 1) launch_laplace_sweep(b, cur(g, t), nxt(g, t), b->nz, b->nz + 1, p->alpha, p->beta, g->boundary);
   kit_gpu_range_end(h, g->boundary);
   KIT_CUDA_CHECK(cudaEventRecord(g->boundary_done, g->boundary));
   h = kit_gpu_range_begin("bulk", g->bulk);
-  launch_laplace_sweep(g->d.u, g->d.un, b->nx, b->ny, 2, b->nz, p->alpha, p->beta, g->bulk);
+  launch_laplace_sweep(b, cur(g, t), nxt(g, t), 2, b->nz, p->alpha, p->beta, g->bulk);
   kit_gpu_range_end(h, g->bulk);
+  KIT_CUDA_CHECK(cudaEventRecord(g->bulk_done, g->bulk));
 }
 
 /* Send assistant of GPU i: each new boundary plane goes to the neighbour's ghost plane,
  * peer-to-peer, through pinned host memory, or through MPI. */
-static void mt_send(mt_state *s, int i) {
+static void mt_send(mt_state *s, int i, int t) {
   mt_gpu *g = &s->g[i];
   const size_t plane = g->d.blk.sz * sizeof(double);
   for (int side = 0; side < 2; ++side) {
     const int src_plane = side == KIT_DOWN ? 1 : g->d.blk.nz;
-    const double *src = laplace_dev_plane(&g->d, g->d.un, src_plane);
+    const double *src = laplace_dev_plane(&g->d, nxt(g, t), src_plane);
     const int n = g->local_nbr[side];
     if (n < 0 && s->halo.nbr[side] == MPI_PROC_NULL) continue;
     if (kit_fault("stale-halo")) continue;
@@ -116,9 +141,12 @@ static void mt_send(mt_state *s, int i) {
     int h = kit_gpu_range_begin(side == KIT_DOWN ? "send_down" : "send_up", g->send[side]);
     if (n >= 0 && g->peer[side]) {
       mt_gpu *o = &s->g[n];
+      /* The neighbour's previous boundary read the ghost plane we overwrite. */
+      KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], o->boundary_done, 0));
       const int dst_plane = side == KIT_DOWN ? o->d.blk.nz + 1 : 0;
-      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(laplace_dev_plane(&o->d, o->d.un, dst_plane), o->d.device, src,
+      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(laplace_dev_plane(&o->d, nxt(o, t), dst_plane), o->d.device, src,
                                          g->d.device, plane, g->send[side]));
+      KIT_CUDA_CHECK(cudaEventRecord(g->sent[side], g->send[side]));
     } else {
       KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], src, plane, cudaMemcpyDeviceToHost, g->send[side]));
     }
@@ -128,33 +156,34 @@ static void mt_send(mt_state *s, int i) {
   }
 }
 
+/* Copy one incoming plane from host memory into this GPU's ghost plane on side's stream. */
+static void mt_land(mt_gpu *g, int side, int t, const double *src) {
+  const int dst_plane = side == KIT_DOWN ? 0 : g->d.blk.nz + 1;
+  /* Our previous boundary read the ghost plane we overwrite. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(g->recv[side], g->boundary_done, 0));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(&g->d, nxt(g, t), dst_plane), src,
+                                 g->d.blk.sz * sizeof(double), cudaMemcpyHostToDevice, g->recv[side]));
+  KIT_CUDA_CHECK(cudaEventRecord(g->received[side], g->recv[side]));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(g->recv[side])); /* src may be reused next step */
+}
+
 /* Receive assistant of GPU i, first part: ghost planes from another process. */
-static void mt_recv_remote(mt_state *s, int i) {
+static void mt_recv_remote(mt_state *s, int i, int t) {
   mt_gpu *g = &s->g[i];
-  const size_t plane = g->d.blk.sz * sizeof(double);
   for (int side = 0; side < 2; ++side) {
     if (!g->inbox[side] || kit_fault("stale-halo")) continue;
     kit_halo_recv(&s->halo, side, g->inbox[side]);
-    const int dst_plane = side == KIT_DOWN ? 0 : g->d.blk.nz + 1;
-    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(&g->d, g->d.un, dst_plane), g->inbox[side], plane,
-                                   cudaMemcpyHostToDevice, g->recv[side]));
-    KIT_CUDA_CHECK(cudaStreamSynchronize(g->recv[side]));
+    mt_land(g, side, t, g->inbox[side]);
   }
 }
 
 /* Receive assistant of GPU i, second part: planes a local neighbour staged in host memory. */
-static void mt_recv_staged(mt_state *s, int i) {
+static void mt_recv_staged(mt_state *s, int i, int t) {
   mt_gpu *g = &s->g[i];
-  const size_t plane = g->d.blk.sz * sizeof(double);
   for (int side = 0; side < 2; ++side) {
     const int n = g->local_nbr[side];
     if (n < 0 || g->peer[side] || kit_fault("stale-halo")) continue;
-    /* The neighbour sent towards us in the opposite direction. */
-    const double *src = s->g[n].stage[1 - side];
-    const int dst_plane = side == KIT_DOWN ? 0 : g->d.blk.nz + 1;
-    KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(&g->d, g->d.un, dst_plane), src, plane,
-                                   cudaMemcpyHostToDevice, g->recv[side]));
-    KIT_CUDA_CHECK(cudaStreamSynchronize(g->recv[side]));
+    mt_land(g, side, t, s->g[n].stage[1 - side]); /* the neighbour sent towards us */
   }
 }
 
@@ -170,23 +199,20 @@ static void mt_run(void *st, int steps) {
     for (int t = 0; t < steps; ++t) {
       if (role == MAIN) {
         if (i == 0) KIT_RANGE_PUSH("step");
-        mt_compute(s, i);
+        mt_compute(s, i, t);
       }
-#pragma omp barrier /* boundary_done is recorded on every GPU */
-      if (role == SENDER) mt_send(s, i);
-      if (role == RECEIVER) mt_recv_remote(s, i);
+#pragma omp barrier /* boundary_done of this step is recorded on every GPU */
+      if (role == SENDER) mt_send(s, i, t);
+      if (role == RECEIVER) mt_recv_remote(s, i, t);
 #pragma omp barrier /* every staged plane is in host memory */
-      if (role == RECEIVER) mt_recv_staged(s, i);
-      if (role == MAIN) {
-        KIT_CUDA_CHECK(cudaStreamSynchronize(g->boundary));
-        KIT_CUDA_CHECK(cudaStreamSynchronize(g->bulk));
-      }
-#pragma omp barrier /* every copy into every GPU is complete */
-      if (role == MAIN) {
-        laplace_dev_swap(&g->d);
-        if (i == 0) KIT_RANGE_POP();
-      }
-#pragma omp barrier /* neighbours see the swapped pointers */
+      if (role == RECEIVER) mt_recv_staged(s, i, t);
+#pragma omp barrier /* every incoming copy is enqueued and its event recorded */
+      if (role == MAIN && i == 0) KIT_RANGE_POP();
+    }
+    if (role == MAIN) {
+      KIT_CUDA_CHECK(cudaStreamSynchronize(g->boundary));
+      KIT_CUDA_CHECK(cudaStreamSynchronize(g->bulk));
+      if (steps % 2) laplace_dev_swap(&g->d);
     }
   }
 }
@@ -210,9 +236,12 @@ static void mt_teardown(void *st) {
     KIT_CUDA_CHECK(cudaStreamDestroy(g->boundary));
     KIT_CUDA_CHECK(cudaStreamDestroy(g->bulk));
     KIT_CUDA_CHECK(cudaEventDestroy(g->boundary_done));
+    KIT_CUDA_CHECK(cudaEventDestroy(g->bulk_done));
     for (int side = 0; side < 2; ++side) {
       KIT_CUDA_CHECK(cudaStreamDestroy(g->send[side]));
       KIT_CUDA_CHECK(cudaStreamDestroy(g->recv[side]));
+      KIT_CUDA_CHECK(cudaEventDestroy(g->sent[side]));
+      KIT_CUDA_CHECK(cudaEventDestroy(g->received[side]));
       if (g->stage[side]) kit_host_free(g->stage[side], 1);
       if (g->inbox[side]) kit_host_free(g->inbox[side], 1);
     }

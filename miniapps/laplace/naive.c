@@ -40,7 +40,7 @@ static void naive_run(void *st, int steps) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("compute");
     int g = kit_gpu_range_begin("gpu_compute", s->stream);
-    launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 1, b->nz + 1, p->alpha, p->beta, s->stream);
+    launch_laplace_sweep(b, d->u, d->un, 1, b->nz + 1, p->alpha, p->beta, s->stream);
     kit_gpu_range_end(g, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();

@@ -3,6 +3,10 @@
  * the boundary stream, while the bulk of the slab computes on the other stream; MPI and
  * the copy of the received ghost planes back to the device overlap the bulk.
  * Sourouri Paper II Listing 1; Bernaschi et al. Fig. 2.
+ * Unlike Listing 1, a step does not end with a device synchronisation: two events order
+ * the streams instead (the next boundary waits for this bulk, which reads the planes it
+ * overwrites), so the bulk kernels run back to back and the GPU never idles between steps
+ * while the host waits (docs/architecture.md, "two-stream").
  *   mpiexec -n 2 build/bin/laplace --variant two-stream --size 512 */
 #include <stdlib.h>
 
@@ -15,7 +19,9 @@ typedef struct two_stream_state {
   laplace_ctx c;
   laplace_dev_block d;
   cudaStream_t boundary, bulk;
-  kit_halo halo; /* pinned staging buffers */
+  cudaEvent_t boundary_done; /* this step's boundary planes and ghost planes are in place */
+  cudaEvent_t bulk_done;     /* this step's bulk is complete */
+  kit_halo halo;             /* pinned staging buffers */
 } two_stream_state;
 
 static void *ts_setup(const laplace_ctx *c) {
@@ -28,6 +34,8 @@ static void *ts_setup(const laplace_ctx *c) {
   KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
   kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
   return s;
 }
@@ -44,12 +52,12 @@ static void ts_run(void *st, int steps) {
   const int top = b->nz > 1 ? b->nz : 0; /* second boundary plane, if distinct from the first */
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    for (int side = 0; side < 2; ++side) kit_halo_irecv(&s->halo, side, s->halo.recv[side]);
-
-    /* Boundary planes first, then straight to the host on the same stream. */
+    /* Boundary planes first, then straight to the host on the same stream. They overwrite
+     * planes that the previous bulk reads, so they wait for it. */
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
     int g = kit_gpu_range_begin("boundary", s->boundary);
-    launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 1, 2, p->alpha, p->beta, s->boundary);
-    if (top) launch_laplace_sweep(d->u, d->un, b->nx, b->ny, top, top + 1, p->alpha, p->beta, s->boundary);
+    launch_laplace_sweep(b, d->u, d->un, 1, 2, p->alpha, p->beta, s->boundary);
+    if (top) launch_laplace_sweep(b, d->u, d->un, top, top + 1, p->alpha, p->beta, s->boundary);
     kit_gpu_range_end(g, s->boundary);
     g = kit_gpu_range_begin("d2h", s->boundary);
     for (int side = 0; side < 2; ++side)
@@ -58,15 +66,20 @@ static void ts_run(void *st, int steps) {
                                        plane, cudaMemcpyDeviceToHost, s->boundary));
     kit_gpu_range_end(g, s->boundary);
 
-    /* The bulk overlaps everything that follows. */
+    /* The bulk overlaps everything that follows; it reads the previous step's boundary
+     * planes (ordered by the previous boundary_done) and its own bulk (same stream). */
     g = kit_gpu_range_begin("bulk", s->bulk);
-    launch_laplace_sweep(d->u, d->un, b->nx, b->ny, 2, b->nz, p->alpha, p->beta, s->bulk);
+    launch_laplace_sweep(b, d->u, d->un, 2, b->nz, p->alpha, p->beta, s->bulk);
     kit_gpu_range_end(g, s->bulk);
+    KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
     KIT_RANGE_PUSH("wait_boundary");
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("mpi");
+    /* Receives are posted only now: the previous step's host-to-device copy, which reads
+     * the receive buffers, is complete once the boundary stream has drained. */
+    for (int side = 0; side < 2; ++side) kit_halo_irecv(&s->halo, side, s->halo.recv[side]);
     for (int side = 0; side < 2; ++side) kit_halo_isend(&s->halo, side, s->halo.send[side]);
     kit_halo_waitall(&s->halo);
     KIT_RANGE_POP();
@@ -77,14 +90,16 @@ static void ts_run(void *st, int steps) {
         KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ghost_plane[side]), s->halo.recv[side],
                                        plane, cudaMemcpyHostToDevice, s->boundary));
     kit_gpu_range_end(g, s->boundary);
-
-    KIT_RANGE_PUSH("wait_bulk");
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
-    KIT_RANGE_POP();
+    /* The next bulk reads these boundary planes: order it after them. */
+    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
     laplace_dev_swap(d);
     KIT_RANGE_POP();
   }
+  KIT_RANGE_PUSH("wait_bulk");
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+  KIT_RANGE_POP();
 }
 
 static void ts_fetch(void *st, double *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
@@ -94,6 +109,8 @@ static void ts_teardown(void *st) {
   two_stream_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
   kit_halo_free(&s->halo);
   laplace_dev_block_free(&s->d);
   free(s);

@@ -41,7 +41,7 @@ TEST(LaplaceGpu, SweepMatchesHostBitForBit) {
       ASSERT_EQ(cudaMalloc((void **)&dun, b.points * 8), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(du, u.data(), b.points * 8, cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dun, u.data(), b.points * 8, cudaMemcpyHostToDevice), cudaSuccess);
-      launch_laplace_sweep(du, dun, s[0], s[1], r[0], r[1], p.alpha, p.beta, 0);
+      launch_laplace_sweep(&b, du, dun, r[0], r[1], p.alpha, p.beta, 0);
       ASSERT_EQ(cudaMemcpy(dev.data(), dun, b.points * 8, cudaMemcpyDeviceToHost), cudaSuccess);
       cudaFree(du);
       cudaFree(dun);
