@@ -39,7 +39,7 @@ for m in "$@"; do
 done
 cat "$OUT"/laplace-*.jsonl > "$OUT/laplace.jsonl" 2>/dev/null
 [ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl" --csv "$OUT/laplace.csv"
-grep -E "^tile" "$OUT/bench.log" 2>/dev/null
+grep -E "^(tile|hyexp)" "$OUT/bench.log" 2>/dev/null
 grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head
 echo "ceilings:"; cat "$KIT_CEILING_CACHE" 2>/dev/null
 echo "ctest exit $test_rc"

@@ -38,6 +38,18 @@ case "$mode" in
       LAPLACE_TILE=$tile "$bin" --variant two-stream --size 512 --iters $it --reps 5 --no-verify --json - |
         python3 -c "import json,sys; r=json.loads(sys.stdin.readlines()[-1]); print('tile $tile', round(r['bandwidth_GBs']), 'GB/s', round(100*r['fraction_of_ceiling'],1), '%')" >&2
     done ;;
+  hyexp)  # hybrid CPU-side behaviour under OpenMP wait/bind policies (phases in the JSON)
+    for env in "X=1" "OMP_WAIT_POLICY=active" "OMP_PROC_BIND=spread OMP_PLACES=cores" \
+               "OMP_WAIT_POLICY=active OMP_PROC_BIND=spread OMP_PLACES=cores"; do
+      for f in 0 0.01 auto 0.03; do
+        env $env "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5 --json - |
+          tail -1 | python3 -c "import json,sys; r=json.loads(sys.stdin.read()); ph=r['phases']; print('hyexp', '$env', '$f', round(r['time_s']['median']/$it*1e6), 'us/step', {k: round(v*1e6) for k,v in ph.items() if k.startswith('cpu') or k in ('wait_boundary','mpi')})" >&2
+      done
+    done
+    for t in 16 8; do
+      OMP_NUM_THREADS=$t "$bin" --variant cpu --size 512 --iters 5 --reps 3 --no-verify --json - | tail -1 |
+        python3 -c "import json,sys; r=json.loads(sys.stdin.read()); print('hyexp cpu threads $t', round(r['bandwidth_GBs'],1), 'GB/s of', round(r['ceiling_GBs'],1))" >&2
+    done ;;
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3
     OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;

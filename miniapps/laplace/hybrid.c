@@ -25,6 +25,7 @@ typedef struct hybrid_state {
   laplace_block hb;          /* CPU part: planes 1..nc, ghost 0 is the GPU's plane ng */
   double *hu, *hun;          /* CPU fields, page-locked so planes copy asynchronously */
   cudaStream_t boundary, bulk, data;
+  cudaEvent_t boundary_done, bulk_done, data_done; /* order steps without host syncs */
   kit_halo halo;             /* pinned staging for the GPU's external planes */
   int threads_comm, threads_interior; /* sizes of the two thread groups */
 } hybrid_state;
@@ -51,6 +52,9 @@ static void *hy_setup(const laplace_ctx *c) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->data, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->data_done, cudaEventDisableTiming));
   kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
   /* Paper II found about 3/8 of the cores for the communication group best (6 of 16). */
   const int T = c->env->threads;
@@ -84,9 +88,13 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
 #pragma omp master
   {
     KIT_RANGE_PUSH("step");
-    kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
-    kit_halo_irecv(&s->halo, KIT_UP, nc ? cpu_ghost_above : s->halo.recv[KIT_UP]);
-    /* GPU boundary planes, their copies to the host, then the GPU bulk. */
+    /* GPU boundary planes, their copies to the host, then the GPU bulk. As in two_stream.c,
+     * events rather than host synchronisations order consecutive steps: the boundary
+     * overwrites planes the previous bulk reads and reads the CPU plane copied last step;
+     * the bulk reads the previous boundary planes. */
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->data_done, 0));
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
     int g = kit_gpu_range_begin("gpu_boundary", s->boundary);
     launch_laplace_sweep(b, d->u, d->un, 1, 2, p->alpha, p->beta, s->boundary);
     if (ng > 1) launch_laplace_sweep(b, d->u, d->un, ng, ng + 1, p->alpha, p->beta, s->boundary);
@@ -103,6 +111,7 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
     g = kit_gpu_range_begin("gpu_bulk", s->bulk);
     launch_laplace_sweep(b, d->u, d->un, 2, ng, p->alpha, p->beta, s->bulk);
     kit_gpu_range_end(g, s->bulk);
+    KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
     KIT_RANGE_PUSH("cpu_boundary");
   }
   /* CPU boundary planes, by the whole group (the master joins once the GPU is busy). */
@@ -116,12 +125,20 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
       KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), hun + hb->sz, plane,
                                      cudaMemcpyHostToDevice, s->data));
       kit_gpu_range_end(g, s->data);
-      kit_halo_isend(&s->halo, KIT_UP, cpu_top);
+      KIT_CUDA_CHECK(cudaEventRecord(s->data_done, s->data));
     }
-    KIT_RANGE_PUSH("mpi");
+    /* The GPU's planes are in host memory (also the one the CPU reads next step) once the
+     * boundary stream drains: it waits for the previous bulk, so the host stays at most
+     * one step ahead of the GPU. */
+    KIT_RANGE_PUSH("wait_boundary");
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("mpi");
+    /* Posted only now: the previous step's copy out of the receive buffer has drained. */
+    kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
+    kit_halo_irecv(&s->halo, KIT_UP, nc ? cpu_ghost_above : s->halo.recv[KIT_UP]);
     kit_halo_isend(&s->halo, KIT_DOWN, s->halo.send[KIT_DOWN]);
-    if (!nc) kit_halo_isend(&s->halo, KIT_UP, s->halo.send[KIT_UP]);
+    kit_halo_isend(&s->halo, KIT_UP, nc ? cpu_top : s->halo.send[KIT_UP]);
     kit_halo_waitall(&s->halo);
     KIT_RANGE_POP();
     int g = kit_gpu_range_begin("h2d", s->boundary);
@@ -132,11 +149,7 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
       KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->halo.recv[KIT_UP], plane,
                                      cudaMemcpyHostToDevice, s->boundary));
     kit_gpu_range_end(g, s->boundary);
-    KIT_RANGE_PUSH("wait_gpu");
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->data));
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
-    KIT_RANGE_POP();
+    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
     laplace_dev_swap(d);
     KIT_RANGE_POP();
   }
@@ -181,6 +194,9 @@ static void hy_run(void *st, int steps) {
       }
     }
   }
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->data));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
   if (steps % 2) {
     double *t_ = s->hu;
     s->hu = s->hun;
@@ -202,6 +218,9 @@ static void hy_teardown(void *st) {
   KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->data));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->data_done));
   if (s->nc) {
     KIT_CUDA_CHECK(cudaHostUnregister(s->hu));
     KIT_CUDA_CHECK(cudaHostUnregister(s->hun));
