@@ -35,9 +35,8 @@ grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "
 export OMP_NUM_THREADS=$(( $(nproc) / $(nvidia-smi -L | wc -l) ))
 for m in "$@"; do
   log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
-  bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace-$m.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log"
+  bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log"
 done
-cat "$OUT"/laplace-*.jsonl > "$OUT/laplace.jsonl" 2>/dev/null
 [ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl" --csv "$OUT/laplace.csv"
 grep -E "^(tile|hyexp)" "$OUT/bench.log" 2>/dev/null
 grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head

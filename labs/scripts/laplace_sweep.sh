@@ -23,7 +23,9 @@ case "$mode" in
     for f in 0 0.005 0.01 0.015 0.02 0.03 0.05 0.075 0.1; do
       run "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5
     done
-    run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5 ;;
+    run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5
+    OMP_WAIT_POLICY=passive run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5
+    run "$bin" --variant two-stream --size 512 --iters $it --reps 5 ;;
   dual)
     for n in 256 512; do
       z=$((2 * n))
@@ -33,8 +35,7 @@ case "$mode" in
       run "$bin" --variant multi-thread --gpus 2 --no-p2p --size $n,$n,$z --iters $it --reps 5
     done ;;
   tune)   # kernel tile shapes (LAPLACE_TILE=bx,by,run) at 512^3, one GPU, unverified
-    for tile in 128,2,16 128,2,64 128,4,64 128,8,64 256,1,64 256,2,64 64,4,64 64,8,64 32,8,64 \
-                128,4,32 128,4,128 256,4,128 512,1,64 512,2,64; do
+    for tile in 128,2,16,1 128,2,16,4 128,4,32,1 128,4,32,4 128,2,64,4 64,4,64,4 32,8,64,4 256,2,32,4; do
       LAPLACE_TILE=$tile "$bin" --variant two-stream --size 512 --iters $it --reps 5 --no-verify --json - |
         python3 -c "import json,sys; r=json.loads(sys.stdin.readlines()[-1]); print('tile $tile', round(r['bandwidth_GBs']), 'GB/s', round(100*r['fraction_of_ceiling'],1), '%')" >&2
     done ;;

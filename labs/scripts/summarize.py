@@ -7,8 +7,8 @@ import csv
 import json
 import sys
 
-COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "median_s", "fom", "GB/s",
-        "ceiling", "frac", "verify", "device"]
+COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "omp_wait", "min_s", "median_s",
+        "max_s", "fom", "GB/s", "ceiling", "frac", "verify", "device"]
 
 def row(r):
     p = r.get("params", {})
@@ -18,7 +18,10 @@ def row(r):
         "app": r["app"], "variant": r["variant"], "ranks": r["ranks"], "gpus": r["gpus"],
         "size": size, "cpu_frac": "" if cf is None else f"{cf:.4f}",
         "p2p": "" if r["variant"] != "multi-thread" else ("on" if p.get("p2p") else "off"),
+        "omp_wait": p.get("omp_wait_policy", "") if r["variant"] == "hybrid" else "",
+        "min_s": f"{r['time_s']['min']:.6f}",
         "median_s": f"{r['time_s']['median']:.6f}",
+        "max_s": f"{r['time_s']['max']:.6f}",
         "fom": f"{r['fom']['value']:.4g} {r['fom']['unit']}",
         "GB/s": f"{r['bandwidth_GBs']:.1f}", "ceiling": f"{r['ceiling_GBs']:.1f}",
         "frac": f"{100 * r['fraction_of_ceiling']:.1f}%", "verify": r["verify"]["status"],

@@ -56,10 +56,13 @@ static void *hy_setup(const laplace_ctx *c) {
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->data_done, cudaEventDisableTiming));
   kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
-  /* Paper II found about 3/8 of the cores for the communication group best (6 of 16). */
-  const int T = c->env->threads;
+  /* Paper II found about 3/8 of the cores for the communication group best (6 of 16).
+   * One core is left out of the groups: threads waiting at barriers spin, and on the H200
+   * machines a descheduled GPU-driving thread cost milliseconds per step (docs/hybrid.md). */
+  const int T = c->env->threads > 1 ? c->env->threads - 1 : 1;
   s->threads_comm = T * 3 / 8 > 1 ? T * 3 / 8 : 1;
   s->threads_interior = T - s->threads_comm > 1 ? T - s->threads_comm : 1;
+  if (s->nc == 0) s->threads_comm = s->threads_interior = 1; /* nothing for the CPU to do */
   omp_set_max_active_levels(2);
   return s;
 }

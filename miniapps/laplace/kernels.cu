@@ -11,6 +11,7 @@
 #include "kit/check.h"
 #include "stencil.h"
 
+template <int UNROLL>
 __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int nx,
                                      int ny, size_t sy, size_t sz, int l0, int l1, int run, double alpha,
                                      double beta) {
@@ -22,6 +23,8 @@ __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__res
   if (lb >= le) return;
   size_t c = (size_t)lb * sz + (size_t)j * sy + (size_t)i;
   double below = u[c - sz], here = u[c];
+  /* Unrolling lets the compiler issue several planes' loads before the first store. */
+#pragma unroll UNROLL
   for (int l = lb; l < le; ++l, c += sz) {
     const double above = u[c + sz];
     un[c] = laplace_update(here, u[c + 1], u[c + sy], above, u[c - 1], u[c - sy], below, alpha, beta);
@@ -30,16 +33,18 @@ __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__res
   }
 }
 
-/* Tile shape: LAPLACE_TILE="bx,by,run" overrides the default for tuning experiments. */
+/* Tile shape: LAPLACE_TILE="bx,by,run[,unroll]" overrides the default for tuning
+ * experiments (labs/scripts/laplace_sweep.sh tune). */
 struct laplace_tile {
-  int bx, by, run;
+  int bx, by, run, unroll;
 };
 static laplace_tile read_tile() {
-  laplace_tile t = {128, 2, 16};
+  const laplace_tile fallback = {128, 2, 16, 1};
+  laplace_tile t = fallback;
   const char *e = getenv("LAPLACE_TILE");
-  if (e && (sscanf(e, "%d,%d,%d", &t.bx, &t.by, &t.run) != 3 || t.bx < 1 || t.by < 1 ||
-            t.bx * t.by > 1024 || t.run < 1))
-    t = laplace_tile{128, 2, 16};
+  if (e && (sscanf(e, "%d,%d,%d,%d", &t.bx, &t.by, &t.run, &t.unroll) < 3 || t.bx < 1 || t.by < 1 ||
+            t.bx * t.by > 1024 || t.run < 1 || (t.unroll != 1 && t.unroll != 4)))
+    t = fallback;
   return t;
 }
 
@@ -51,6 +56,9 @@ extern "C" void launch_laplace_sweep(const laplace_block *b, const double *u, do
   const int bx = t.bx, by = t.by, run = t.run;
   const dim3 block(bx, by, 1);
   const dim3 grid((nx + bx - 1) / bx, (ny + by - 1) / by, (l1 - l0 + run - 1) / run);
-  laplace_sweep_kernel<<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
+  if (t.unroll == 4)
+    laplace_sweep_kernel<4><<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
+  else
+    laplace_sweep_kernel<1><<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

@@ -167,6 +167,7 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "seed", (long long)p.run.seed);
   kit_json_bool(pj, "p2p", p.p2p);
   kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_string(pj, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
   kit_json_end_object(pj);
 
   const double points = (double)p.size[0] * p.size[1] * p.size[2];
