@@ -103,12 +103,25 @@ static double cached_or_measured(const kit_env *env, const char *key, int force,
 }
 
 /* 3 x 128 MiB: far beyond any last-level cache, quick on a 2-core CI machine. */
-static double host_measure(void) { return kit_measure_host_triad((size_t)16 << 20, 8); }
+static int host_threads = 1;
+static double host_measure(void) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(host_threads);
+  const double bw = kit_measure_host_triad((size_t)16 << 20, 8);
+  omp_set_num_threads(saved);
+  return bw;
+}
 
 double kit_host_triad_ceiling(const kit_env *env, int force) {
+  /* The node's ceiling: every rank on the node with its threads, measured once by one
+   * process with that many threads, times the number of nodes. */
+  host_threads = env->threads * env->local_size;
   char key[1024];
-  snprintf(key, sizeof key, "host-triad:%s:%s:threads=%d", env->host_name, env->cpu_model, env->threads);
-  return cached_or_measured(env, key, force, host_measure);
+  snprintf(key, sizeof key, "host-triad:%s:%s:threads=%d", env->host_name, env->cpu_model, host_threads);
+  const double node = cached_or_measured(env, key, force, host_measure);
+  int leaders = 0, mine = env->local_rank == 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return node * leaders;
 }
 
 #ifdef KIT_HAVE_CUDA

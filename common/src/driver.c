@@ -42,11 +42,12 @@ int kit_check_output_file(const kit_env *env, const char *app, const char *flag,
   return bad;
 }
 
-int kit_distinct_gpus(const kit_env *env, int per_rank) {
+int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
   int mine = 0, total = 0;
+  const int usable = limit > 0 && limit < env->gpus_visible ? limit : env->gpus_visible;
   if (env->local_rank == 0) {
     mine = env->local_size * per_rank;
-    if (mine > env->gpus_visible) mine = env->gpus_visible;
+    if (mine > usable) mine = usable;
   }
   KIT_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   return total;

@@ -79,7 +79,7 @@ void kit_report_print(const kit_report *r, void *file) {
     fprintf(f, "%-28s %.6g (max_rel_diff %.6g) vs %s\n", "max_abs_diff:", r->max_abs_diff,
             r->max_rel_diff, r->reference);
   fprintf(f, "%-28s %s\n", "verification:", status_word(r->verify));
-  fprintf(f, "%-28s %.6g %s\n", r->fom_name ? "fom:" : "fom:", r->fom, r->fom_unit ? r->fom_unit : "");
+  fprintf(f, "%-28s %.6g %s\n", "fom:", r->fom, r->fom_unit ? r->fom_unit : "");
   fflush(f);
 }
 

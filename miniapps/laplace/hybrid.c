@@ -94,7 +94,7 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
     /* GPU boundary planes, their copies to the host, then the GPU bulk. As in two_stream.c,
      * events rather than host synchronisations order consecutive steps: the boundary
      * overwrites planes the previous bulk reads and reads the CPU plane copied last step;
-     * the bulk reads the previous boundary planes. */
+     * the bulk waits only for the previous boundary kernels, never for the exchange. */
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->data_done, 0));
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
@@ -102,6 +102,7 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
     launch_laplace_sweep(b, d->u, d->un, 1, 2, p->alpha, p->beta, s->boundary);
     if (ng > 1) launch_laplace_sweep(b, d->u, d->un, ng, ng + 1, p->alpha, p->beta, s->boundary);
     kit_gpu_range_end(g, s->boundary);
+    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary)); /* kernels only: see bulk */
     g = kit_gpu_range_begin("d2h", s->boundary);
     if (s->halo.send[KIT_DOWN])
       KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], laplace_dev_plane(d, d->un, 1), plane,
@@ -152,7 +153,6 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
       KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ng + 1), s->halo.recv[KIT_UP], plane,
                                      cudaMemcpyHostToDevice, s->boundary));
     kit_gpu_range_end(g, s->boundary);
-    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
     laplace_dev_swap(d);
     KIT_RANGE_POP();
   }

@@ -67,8 +67,10 @@ static void *mt_setup(const laplace_ctx *c) {
       g->peer[side] = 0;
       if (g->local_nbr[side] >= 0 && c->p->p2p) {
         const int me = g->d.device, other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
-        int can = me == other; /* a copy within one device is always direct */
+        int can = me == other, back = 1; /* a copy within one device is always direct */
         if (!can) KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, me, other));
+        if (me != other) KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, me));
+        can = can && back; /* both neighbours must agree on the path they share */
         if (can && me != other) {
           cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
           if (e == cudaErrorPeerAccessAlreadyEnabled) {

@@ -10,7 +10,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Host triad GB/s with the calling rank's OpenMP threads (collective). */
+/* Host triad GB/s of the job: one node's triad with (threads x ranks on the node) threads,
+ * times the number of nodes (collective). */
 double kit_host_triad_ceiling(const kit_env *env, int force);
 /* Device triad GB/s of the current device of rank 0 (collective). */
 double kit_device_triad_ceiling(const kit_env *env, int force);

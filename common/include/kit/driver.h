@@ -43,8 +43,9 @@ int kit_usage_error(const kit_env *env, const char *fmt, ...) __attribute__((for
 int kit_skip(const kit_env *env, const char *app, const char *variant, const char *why);
 /* 1 (after a usage line) if `path` is given and cannot be opened for writing. */
 int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path);
-/* Distinct GPUs the job uses: per node min(ranks on node x per_rank, visible). */
-int kit_distinct_gpus(const kit_env *env, int per_rank);
+/* Distinct GPUs the job uses: per node min(ranks on node x per_rank, usable), where usable
+ * is the visible count, or `limit` (--gpus) when smaller and positive. */
+int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state, kit_step_fn step,
                             kit_reset_fn reset, const kit_halo *halo);
