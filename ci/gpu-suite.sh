@@ -37,7 +37,8 @@ for m in "$@"; do
   log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
   bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log"
 done
-[ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl" --csv "$OUT/laplace.csv"
+[ -d "$OUT/traces" ] && tar -C "$OUT" -czf "$OUT/traces.tgz" traces && rm -rf "$OUT/traces"
+[ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl"
 grep -E "^(tile|hyexp)" "$OUT/bench.log" 2>/dev/null
 grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head
 echo "ceilings:"; cat "$KIT_CEILING_CACHE" 2>/dev/null

@@ -5,6 +5,7 @@
 #   single  one GPU: naive / two-stream / multi-thread / hybrid at 128^3..512^3  (labs 02, 04)
 #   hybrid  one GPU, 512^3: the CPU-fraction sensitivity sweep 0..10%            (lab 04)
 #   dual    two GPUs: weak scaling at 512^3 and 256^3 per GPU, P2P vs staged     (labs 02, 03, 05)
+#   trace   two GPUs: --trace timelines of naive, two-stream, hybrid, multi-thread  (lab 01)
 #   tune    one GPU: kernel tile shapes at 512^3 (printed on stderr)
 #   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
 set -u
@@ -51,8 +52,12 @@ case "$mode" in
       OMP_NUM_THREADS=$t "$bin" --variant cpu --size 512 --iters 5 --reps 3 --no-verify --json - | tail -1 |
         python3 -c "import json,sys; r=json.loads(sys.stdin.read()); print('hyexp cpu threads $t', round(r['bandwidth_GBs'],1), 'GB/s of', round(r['ceiling_GBs'],1))" >&2
     done ;;
+  trace)  # Chrome traces of the profiled steps, next to JSONL, for the profiling lab
+    dir=$(dirname "$out")/traces; mkdir -p "$dir"
+    for v in naive two-stream hybrid; do mpi 2 --variant $v --size 256,256,512 --iters 10 --reps 1 --trace "$dir/$v-np2.json"; done
+    run "$bin" --variant multi-thread --gpus 2 --size 256,256,512 --iters 10 --reps 1 --trace "$dir/multi-thread-gpus2.json" ;;
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3
     OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;
-  *) echo "usage: $0 single|hybrid|dual|cpu JSONL [BIN]" >&2; exit 2 ;;
+  *) echo "usage: $0 single|hybrid|dual|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
 esac
