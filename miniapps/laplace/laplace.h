@@ -75,6 +75,9 @@ typedef struct laplace_variant {
   void (*teardown)(void *st);
 } laplace_variant;
 
+/* Most GPUs (blocks) one multi-thread process drives. */
+#define LAPLACE_MT_MAX_GPUS 16
+
 extern const laplace_variant laplace_cpu;
 extern const laplace_variant laplace_naive;
 extern const laplace_variant laplace_two_stream;

@@ -114,6 +114,9 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "laplace: --no-p2p applies only to --variant multi-thread"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "laplace: --gpus does not apply to --variant cpu"));
+  if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > LAPLACE_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "laplace: --gpus: multi-thread drives at most %d GPUs per process",
+                                        LAPLACE_MT_MAX_GPUS));
   if (p.size[2] < env.nranks)
     return kit_finalize(kit_usage_error(&env,
         "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
@@ -129,6 +132,7 @@ int main(int argc, char **argv) {
   int gpus_per_rank = 0, gpus_total = 0;
   if (v == find_variant("multi-thread")) {
     gpus_per_rank = p.run.gpus > 0 ? p.run.gpus : env.gpus_visible;
+    if (gpus_per_rank > LAPLACE_MT_MAX_GPUS) gpus_per_rank = LAPLACE_MT_MAX_GPUS;
     int lo = 0, hi = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));

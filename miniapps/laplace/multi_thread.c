@@ -16,7 +16,6 @@
 #include "kit/ranges.h"
 #include "kit/slab.h"
 
-#define MT_MAX_GPUS 16
 
 typedef struct mt_gpu {
   laplace_dev_block d;
@@ -35,7 +34,7 @@ typedef struct mt_gpu {
 typedef struct mt_state {
   laplace_ctx c;
   int ngpu;
-  mt_gpu g[MT_MAX_GPUS];
+  mt_gpu g[LAPLACE_MT_MAX_GPUS];
   kit_halo halo; /* MPI neighbours of the process (ends of its slab) */
 } mt_state;
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""main_job.py: run every app x variant that exists on a small problem with verification,
+on 1 and on 2 MPI ranks, and print one table: app, variant, ranks, GPUs, status (passed,
+FAILED, skipped: <reason>), figure of merit, fraction of the ceiling measured in the run.
+Exit status 1 if any run failed. Standard library only.
+  python3 ci/main_job.py [--build build] [--ranks 1 2] [--json results.jsonl]"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# app -> (variants, small problem). Later apps add a line here.
+APPS = {
+    "laplace": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
+                ["--size", "64", "--iters", "20", "--reps", "3"]),
+}
+
+
+def mpiexec(np):
+    out = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout
+    flags = ["--oversubscribe", "--allow-run-as-root"] if ("Open MPI" in out or "OpenRTE" in out) else []
+    return ["mpiexec", "-n", str(np)] + flags
+
+
+def run_one(binary, variant, args, np, jsonl):
+    cores = os.cpu_count() or 1
+    env = dict(os.environ, OMP_NUM_THREADS=str(max(1, cores // np)))
+    with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as t:
+        path = t.name
+    os.unlink(path)
+    cmd = mpiexec(np) + [binary, "--variant", variant, "--json", path] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    row = {"variant": variant, "ranks": np, "gpus": "-", "fom": "-", "frac": "-"}
+    if p.returncode == 77:
+        reason = "skipped"
+        for line in p.stdout.splitlines():
+            if "skipped:" in line:
+                reason = "skipped:" + line.split("skipped:", 1)[1]
+        row["status"] = reason
+        return row
+    result = None
+    if os.path.exists(path):
+        with open(path) as f:
+            lines = [l for l in f if l.strip()]
+        if lines:
+            result = json.loads(lines[-1])
+            if jsonl:
+                with open(jsonl, "a") as out:
+                    out.write(lines[-1])
+        os.unlink(path)
+    if p.returncode == 0 and result and result["verify"]["status"] == "PASSED":
+        row["status"] = "passed"
+    else:
+        row["status"] = f"FAILED (exit {p.returncode})"
+        sys.stderr.write(p.stdout[-2000:] + p.stderr[-2000:])
+    if result:
+        row["gpus"] = result["gpus"]
+        row["fom"] = f"{result['fom']['value']:.4g} {result['fom']['unit']}"
+        row["frac"] = f"{100 * result['fraction_of_ceiling']:.1f}% of {result['ceiling_GBs']:.0f} GB/s"
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.environ.get("KIT_BUILD_DIR", "build"))
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--json", help="also append every run's kit.result/1 line here")
+    a = ap.parse_args()
+    rows = []
+    for app, (variants, args) in APPS.items():
+        binary = os.path.join(a.build, "bin", app)
+        if not os.path.exists(binary):
+            sys.exit(f"main_job: {binary} not found: run ci/setup.sh first")
+        for v in variants:
+            for np in a.ranks:
+                r = run_one(binary, v, args, np, a.json)
+                r["app"] = app
+                rows.append(r)
+                print(f"  {app} {v} x{np}: {r['status']}", file=sys.stderr, flush=True)
+    cols = ["app", "variant", "ranks", "gpus", "status", "fom", "frac"]
+    head = {"frac": "fraction of ceiling", "fom": "figure of merit"}
+    w = {c: max(len(head.get(c, c)), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(head.get(c, c).ljust(w[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(w[c]) for c in cols))
+    failed = sum(r["status"].startswith("FAILED") for r in rows)
+    passed = sum(r["status"] == "passed" for r in rows)
+    skipped = len(rows) - failed - passed
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
