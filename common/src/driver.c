@@ -53,8 +53,8 @@ int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
   return total;
 }
 
-kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state, kit_step_fn step,
-                            kit_reset_fn reset, const kit_halo *halo) {
+kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
+                            const kit_halo *halo) {
   kit_timing t;
   memset(&t, 0, sizeof t);
   t.reps = run->reps;
@@ -91,7 +91,6 @@ kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state,
   }
   t.time = kit_stats_of(times, run->reps);
   free(times);
-  (void)env;
   return t;
 }
 

@@ -51,8 +51,7 @@ void kit_report_result(kit_report *r, const char *key, double value, const char 
   kv->value = value;
 }
 
-void kit_report_print(const kit_report *r, void *file) {
-  FILE *f = file;
+void kit_report_print(const kit_report *r, FILE *f) {
   fprintf(f, "%-28s %s\n", "app:", r->app);
   fprintf(f, "%-28s %s\n", "variant:", r->variant);
   fprintf(f, "%-28s %d x %d threads, %d GPUs\n", "ranks:", r->ranks, r->threads, r->gpus);

@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
   }
   void *st = exec->setup(&ctx);
   const kit_halo *h = exec->halo(st);
-  kit_timing timing = kit_time_variant(&p.run, &env, st, exec->run, exec->reset, h);
+  kit_timing timing = kit_time_variant(&p.run, st, exec->run, exec->reset, h);
 
   kit_report rep;
   kit_report_init(&rep, "laplace", v->name);

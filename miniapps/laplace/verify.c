@@ -15,7 +15,8 @@
 #include "stencil.h"
 #include "verify.h"
 
-/* Rounding slack of the fixed-point checks: 16 ulps of the largest |g| (6). */
+/* Rounding slack of the fixed-point checks: 16 x 6 x machine epsilon, 6 being the largest
+ * |g|: a few roundings of values of that size per sweep. */
 #define FIXED_POINT_TOL (16.0 * 6.0 * 2.220446049250313e-16)
 
 int laplace_fixed_point_applies(const laplace_params *p) {

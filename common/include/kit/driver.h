@@ -47,8 +47,8 @@ int kit_check_output_file(const kit_env *env, const char *app, const char *flag,
  * is the visible count, or `limit` (--gpus) when smaller and positive. */
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
-kit_timing kit_time_variant(const kit_run *run, const kit_env *env, void *state, kit_step_fn step,
-                            kit_reset_fn reset, const kit_halo *halo);
+kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
+                            const kit_halo *halo);
 
 void kit_report_fill_run(kit_report *r, const kit_env *env, const kit_timing *t, int gpus,
                          double cpu_fraction);

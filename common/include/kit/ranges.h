@@ -6,7 +6,9 @@
  * trace shows GPU time on one track per stream (Bernaschi Sec. 2.2).
  * Profiling is switched on only for a dedicated pass of steps, so the timed repetitions
  * pay for nothing but NVTX. Phases count the time of the thread that opens the range:
- * variants open phase ranges on their controlling thread only. */
+ * variants open each named range on one thread only (a group's master, say), so a phase
+ * is that thread's time, not a sum over threads. GPU ranges of the same name on several
+ * devices (multi-thread) add up. */
 #ifndef KIT_RANGES_H
 #define KIT_RANGES_H
 #include <mpi.h>

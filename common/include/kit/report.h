@@ -3,6 +3,8 @@
  * The driver fills it; variants never report. */
 #ifndef KIT_REPORT_H
 #define KIT_REPORT_H
+#include <stdio.h>
+
 #include "kit/json.h"
 #include "kit/stats.h"
 #ifdef __cplusplus
@@ -53,7 +55,7 @@ void kit_report_check(kit_report *r, const char *name, int status, double value,
 /* Adds an app result (e.g. "l2_norm"). */
 void kit_report_result(kit_report *r, const char *key, double value, const char *unit);
 /* Human-readable `key: value` lines ending with verification and the figure of merit. */
-void kit_report_print(const kit_report *r, void *file);
+void kit_report_print(const kit_report *r, FILE *f);
 /* Appends one JSON line to path ("-" = stdout). Returns 0 or -1 on I/O failure. */
 int kit_report_json(const kit_report *r, const char *path);
 /* Process exit code for the run's verification status. */
