@@ -44,17 +44,23 @@ void kit_cuda_fail(cudaError_t e, const char *call, const char *file, int line) 
 }
 #endif
 
-void *kit_malloc(size_t bytes, const char *what) {
+void *kit_malloc_at(size_t bytes, const char *what, const char *file, int line) {
   void *p = NULL;
   /* 64-byte alignment: whole cache lines for vector loads and streaming stores. */
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
-  p = aligned_alloc(64, rounded);
-  if (!p) kit_die(3, __FILE__, __LINE__, "out of host memory allocating %zu bytes for %s", bytes, what);
+  p = kit_fault("alloc") ? NULL : aligned_alloc(64, rounded);
+  if (!p) kit_die(3, file, line, "out of host memory allocating %zu bytes for %s", bytes, what);
   return p;
 }
 
 int kit_fault(const char *what) {
   const char *f = getenv("KIT_FAULT");
-  return f && strcmp(f, what) == 0;
+  if (!f) return 0;
+  /* "name" applies to every rank, "name@R" to world rank R only. */
+  const size_t n = strlen(what);
+  if (strncmp(f, what, n) != 0) return 0;
+  if (f[n] == '\0') return 1;
+  if (f[n] != '@') return 0;
+  return atoi(f + n + 1) == kit_world_rank();
 }

@@ -53,6 +53,57 @@ int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
   return total;
 }
 
+static double mem_total_bytes(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kb = 0.0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemTotal: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024.0;
+}
+
+int kit_check_memory(const kit_env *env, const char *app, double host_bytes, double device_bytes,
+                     int devices_used) {
+  const char *skip = getenv("KIT_NO_MEMORY_CHECK");
+  if (skip && *skip && strcmp(skip, "0") != 0) return 0;
+  double node_need = 0.0;
+  KIT_MPI_CHECK(MPI_Allreduce(&host_bytes, &node_need, 1, MPI_DOUBLE, MPI_SUM, env->node_comm));
+  const double have = mem_total_bytes();
+  int bad = have > 0.0 && node_need > have ? 1 : 0;
+  double dev_need = 0.0, dev_have = 0.0;
+#ifdef KIT_HAVE_CUDA
+  if (device_bytes > 0.0 && env->device >= 0) {
+    size_t free_b = 0, total_b = 0;
+    KIT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    /* Ranks of this node that drive the same device add up. */
+    const int usable = env->gpus_visible > 0 ? env->gpus_visible : 1;
+    const int sharing = (env->local_size + usable - 1) / usable;
+    dev_need = device_bytes / (devices_used > 0 ? devices_used : 1) * sharing;
+    dev_have = (double)total_b;
+    if (dev_need > dev_have) bad |= 2;
+  }
+#else
+  (void)device_bytes;
+  (void)devices_used;
+#endif
+  int any = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD));
+  if (!any) return 0;
+  /* Rank 0 speaks for the job; the numbers are its node's and its device's. */
+  double mine[4] = {node_need, have, dev_need, dev_have}, all[4];
+  KIT_MPI_CHECK(MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  if (any & 1)
+    kit_usage_error(env, "%s: the problem needs %.1f GB of host memory on a node, which has %.1f GB "
+                    "(fewer points, more nodes, or --no-verify; KIT_NO_MEMORY_CHECK=1 to try anyway)",
+                    app, all[0] * 1e-9, all[1] * 1e-9);
+  else
+    kit_usage_error(env, "%s: the problem needs %.1f GB of memory on a GPU, which has %.1f GB "
+                    "(fewer points or more GPUs)", app, all[2] * 1e-9, all[3] * 1e-9);
+  return KIT_EXIT_USAGE;
+}
+
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo) {
   kit_timing t;

@@ -151,6 +151,21 @@ int main(int argc, char **argv) {
     gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
   }
 
+  /* Refuse what cannot fit (host: fields, staging and fetch buffers on every rank, the
+   * gathered field and the oracle's two full fields on rank 0; device: three fields). */
+  {
+    const double plane = ((double)p.size[0] + 2 + 16) * ((double)p.size[1] + 2) * 8.0;
+    const double slab = plane * (kit_block_split(p.size[2], env.nranks, env.rank).count + 2);
+    const double whole = plane * (p.size[2] + 2);
+    const double interior = 8.0 * p.size[0] * p.size[1] * (double)p.size[2];
+    double host = 3.0 * slab;
+    if (env.rank == 0 && (p.run.verify || p.dump)) host += 2.0 * whole + 2.0 * interior;
+    const double device = v->needs_gpu ? 3.0 * slab : 0.0;
+    const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
+    const int rc = kit_check_memory(&env, "laplace", host, device, devices);
+    if (rc) return kit_finalize(rc);
+  }
+
   /* Ceilings measured on this machine, and the hybrid share derived from them. */
   const int uses_host = !v->needs_gpu || v == find_variant("hybrid");
   const double host_bw = uses_host ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;

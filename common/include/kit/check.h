@@ -41,13 +41,16 @@ __attribute__((noreturn)) void kit_cuda_fail(cudaError_t e, const char *call, co
   } while (0)
 #endif
 
-/* Fault injection for tests only: 1 if the environment variable KIT_FAULT names `what`
- * (e.g. KIT_FAULT=stale-halo makes every halo exchange a no-op, which verification must
- * catch). */
+/* Fault injection for tests only: 1 if the environment variable KIT_FAULT names `what`,
+ * as "what" (every rank) or "what@R" (world rank R only). Used: KIT_FAULT=stale-halo makes
+ * every halo exchange a no-op, which verification must catch; KIT_FAULT=alloc@1 makes
+ * kit_malloc fail on rank 1, which must end the whole job with exit 3, not hang it. */
 int kit_fault(const char *what);
 
-/* malloc that aborts with exit 3 and the size on failure. */
-void *kit_malloc(size_t bytes, const char *what);
+/* 64-byte aligned malloc that aborts the job with exit 3, the size, and the caller's file
+ * and line on failure. */
+void *kit_malloc_at(size_t bytes, const char *what, const char *file, int line);
+#define kit_malloc(bytes, what) kit_malloc_at((bytes), (what), __FILE__, __LINE__)
 
 #ifdef __cplusplus
 }

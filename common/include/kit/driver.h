@@ -46,6 +46,13 @@ int kit_check_output_file(const kit_env *env, const char *app, const char *flag,
 /* Distinct GPUs the job uses: per node min(ranks on node x per_rank, usable), where usable
  * is the visible count, or `limit` (--gpus) when smaller and positive. */
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
+/* Refuses a run that cannot fit, before anything large is allocated (collective): the sum
+ * of host_bytes over the ranks of a node against the node's MemTotal, and device_bytes
+ * per device against that device's memory (ranks sharing a device add up). Prints one line
+ * with needed and available sizes and returns KIT_EXIT_USAGE, or returns 0.
+ * KIT_NO_MEMORY_CHECK=1 skips it (virtual machines whose memory grows on demand). */
+int kit_check_memory(const kit_env *env, const char *app, double host_bytes, double device_bytes,
+                     int devices_used);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo);
