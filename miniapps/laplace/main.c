@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
       const int steps = p.run.iters < 5 ? 5 : (p.run.iters > 20 ? 20 : p.run.iters);
       t_model = calibrate(v, &ctx, steps);
       ctx.cpu_fraction = 0.0;
-      t_zero = calibrate(&laplace_two_stream, &ctx, steps);
+      t_zero = calibrate(find_variant("two-stream"), &ctx, steps);
       ctx.cpu_fraction = cpu_fraction = t_model < t_zero ? model_fraction : 0.0;
       kit_log(&env, "laplace: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
               model_fraction, t_model, t_zero, steps, cpu_fraction);
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
     int planes = kit_cpu_planes(ctx.blk.nz, cpu_fraction), any = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&planes, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     if (any == 0) {
-      exec = &laplace_two_stream;
+      exec = find_variant("two-stream");
       kit_log(&env, "laplace: hybrid: CPU share 0 on every rank: running the two-stream schedule");
     }
   }
