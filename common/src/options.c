@@ -159,7 +159,11 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
   const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   int rc = KIT_PARSE_OK;
   opterr = 0; /* our own one-line messages instead of getopt's */
+#ifdef __GLIBC__
+  optind = 0; /* glibc: a full reset, also of the position inside a cluster of short options */
+#else
   optind = 1;
+#endif
   for (;;) {
     int idx = -1;
     const int c = getopt_long(argc, argv, ":", lo, &idx);
@@ -193,6 +197,11 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     rc = KIT_PARSE_ERROR;
   }
   free(lo);
+  /* The message echoes what the user typed: keep it one printable line whatever that was
+   * (found by tests/fuzz/fuzz_options.c). */
+  if (rc == KIT_PARSE_ERROR)
+    for (char *c = err; *c; ++c)
+      if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f) *c = '?';
   return rc;
 }
 
