@@ -203,16 +203,16 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* A hybrid run whose CPU share is 0 on every rank is Paper II's GPU-only scheme, which is
-   * the two-stream variant: run its schedule rather than the hybrid's with idle CPU groups
+  /* A hybrid run that gives no rank a CPU plane is Paper II's GPU-only scheme, which is the
+   * two-stream variant: run its schedule rather than the hybrid's with idle CPU groups
    * (with two ranks the idle groups cost 8-11%, docs/hybrid.md). */
   const laplace_variant *exec = v;
-  if (cpu_fraction == 0.0) {
+  if (cpu_fraction >= 0.0) {
     int planes = kit_cpu_planes(ctx.blk.nz, cpu_fraction), any = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&planes, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     if (any == 0) {
       exec = find_variant("two-stream");
-      kit_log(&env, "laplace: hybrid: CPU share 0 on every rank: running the two-stream schedule");
+      kit_log(&env, "laplace: hybrid: no CPU plane on any rank: running the two-stream schedule");
     }
   }
   void *st = exec->setup(&ctx);
