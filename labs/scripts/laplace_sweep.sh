@@ -25,7 +25,9 @@ case "$mode" in
       run "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5
     done
     run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5
-    OMP_WAIT_POLICY=passive run "$bin" --variant hybrid --cpu-fraction auto --size 512 --iters $it --reps 5
+    for f in 0.01 0.02; do   # the same shares with sleeping rather than spinning idle threads
+      OMP_WAIT_POLICY=passive run "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5
+    done
     run "$bin" --variant two-stream --size 512 --iters $it --reps 5 ;;
   dual)
     for n in 256 512; do

@@ -15,6 +15,7 @@
 #include "kit/ranges.h"
 #include "kit/report.h"
 #include "kit/slab.h"
+#include "kit/stats.h"
 #include "laplace.h"
 #include "verify.h"
 
@@ -36,22 +37,22 @@ static const laplace_variant *find_variant(const char *name) {
   return NULL;
 }
 
-/* Best of three timings of `steps` steps on a fresh state (after as many warm-up steps),
- * max over ranks: the measurement behind --cpu-fraction auto. */
+/* Median of five timings of `steps` steps on a fresh state (after as many warm-up steps),
+ * each the max over ranks: the measurement behind --cpu-fraction auto. The median, not the
+ * best: a noisy CPU part can have a good best run and bad typical ones. */
 static double calibrate(const laplace_variant *v, const laplace_ctx *ctx, int steps) {
   void *st = v->setup(ctx);
   v->run(st, steps);
-  double best = 1e300;
-  for (int r = 0; r < 3; ++r) {
+  double t[5];
+  for (int r = 0; r < 5; ++r) {
     KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const double t0 = kit_now();
     v->run(st, steps);
-    double mine = kit_now() - t0, all = 0.0;
-    KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    if (all < best) best = all;
+    double mine = kit_now() - t0;
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   }
   v->teardown(st);
-  return best;
+  return kit_stats_of(t, 5).median;
 }
 
 static int known_name(const char *name) {

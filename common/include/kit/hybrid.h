@@ -11,8 +11,9 @@ extern "C" {
 #endif
 /* Derating applied to the bandwidth model's CPU share (Paper II: "give the CPU a
  * slightly smaller" share than predicted). Half: the CPU stencil sustains well under the
- * host triad (43 of 49 GB/s at best on the H200 machine, with large run-to-run jitter),
- * and past the break-even share the hybrid step time grows steeply (docs/hybrid.md). */
+ * host triad (about 70 of 123 GB/s in the 2026-11-22 sweep on the H200 machine, with large
+ * run-to-run jitter), and past the break-even share the step time grows steeply
+ * (docs/hybrid.md). */
 #define KIT_HYBRID_DERATE 0.5
 /* CPU share in [0,1) from the two triad bandwidths and the derating factor. */
 double kit_cpu_share(double bw_cpu, double bw_gpu, double derate);
