@@ -5,6 +5,8 @@
 # (labs/scripts/laplace_sweep.sh: single hybrid dual), and leave logs, JSON lines and a
 # summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid        (carry: .deps)
+# Before sending a tree without .git, record its version for the JSON lines:
+#   git describe --always --dirty > .kit-git-describe     (and carry it: it is git-ignored)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"

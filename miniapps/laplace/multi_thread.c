@@ -194,6 +194,11 @@ static void mt_run(void *st, int steps) {
   enum { MAIN = 0, SENDER = 1, RECEIVER = 2 };
 #pragma omp parallel num_threads(3 * ngpu)
   {
+    /* Every role must have its thread: a smaller team (OMP_THREAD_LIMIT, OMP_DYNAMIC) would
+     * leave sends or receives undone and the answer silently wrong. */
+    if (omp_get_num_threads() != 3 * ngpu)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs %d OpenMP threads (3 per GPU), got %d",
+              3 * ngpu, omp_get_num_threads());
     const int i = omp_get_thread_num() / 3, role = omp_get_thread_num() % 3;
     mt_gpu *g = &s->g[i];
     KIT_CUDA_CHECK(cudaSetDevice(g->d.device));
