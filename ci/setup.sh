@@ -42,10 +42,11 @@ build=${KIT_BUILD_DIR:-build}
 # The CUDA toolkit is optional: used when nvcc is found (GPU variants then build, and skip
 # at run time where there is no GPU).
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-echo "setup: configuring and building in ${build}/"
+echo "setup: configuring and building in ${build}/ (logs: ${build}/configure.log, ${build}/build.log)"
+mkdir -p "$build"
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${KIT_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
-grep -E "^-- kit:" "$build.configure.log" || true
-cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${KIT_CMAKE_ARGS:-} > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
+grep -E "^-- kit:" "$build/configure.log" || true
+cmake --build "$build" -j "$(nproc)" > "$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
 echo "setup: build complete (binaries in ${build}/bin)"

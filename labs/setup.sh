@@ -15,4 +15,4 @@ if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
     exit 1
   fi
 fi
-echo "labs/setup.sh: ready (build/bin has the apps; python3 has matplotlib)"
+echo "labs/setup.sh: ready (${KIT_BUILD_DIR:-build}/bin has the apps; python3 has matplotlib)"

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """summarize.py JSONL [--csv FILE]: one table row per kit.result/1 line (app, variant,
-ranks, GPUs, size, CPU fraction, median time, figure of merit, GB/s, fraction of the
-ceiling measured in the same run, verification). Standard library only."""
+ranks, GPUs, size, CPU fraction, steps per repetition, min/median/max seconds per
+repetition, figure of merit, GB/s, fraction of the ceiling measured in the same run,
+verification). Standard library only."""
 import argparse
 import csv
 import json
 import sys
 
-COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "omp_wait", "min_s", "median_s",
+COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "omp_wait", "steps", "min_s", "median_s",
         "max_s", "fom", "GB/s", "ceiling", "frac", "verify", "device"]
 
 def row(r):
@@ -19,6 +20,7 @@ def row(r):
         "size": size, "cpu_frac": "" if cf is None else f"{cf:.4f}",
         "p2p": "" if r["variant"] != "multi-thread" else ("on" if p.get("p2p") else "off"),
         "omp_wait": p.get("omp_wait_policy", "") if r["variant"] == "hybrid" else "",
+        "steps": r["time_s"].get("steps", ""),
         "min_s": f"{r['time_s']['min']:.6f}",
         "median_s": f"{r['time_s']['median']:.6f}",
         "max_s": f"{r['time_s']['max']:.6f}",
