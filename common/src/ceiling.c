@@ -116,6 +116,8 @@ double kit_host_triad_ceiling(const kit_env *env, int force) {
   /* The node's ceiling: every rank on the node with its threads, measured once by one
    * process with that many threads, times the number of nodes. */
   host_threads = env->threads * env->local_size;
+  /* More threads than cores measure the scheduler, not the memory (oversubscribed tests). */
+  if (host_threads > omp_get_num_procs()) host_threads = omp_get_num_procs();
   char key[1024];
   snprintf(key, sizeof key, "host-triad:%s:%s:threads=%d", env->host_name, env->cpu_model, host_threads);
   const double node = cached_or_measured(env, key, force, host_measure);
