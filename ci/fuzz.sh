@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS]: fuzz every reader of outside input with libFuzzer (clang's
 # -fsanitize=fuzzer with AddressSanitizer and UBSan) for SECONDS each (default 60).
-# Today: the command-line parser (tests/fuzz/fuzz_options.c). New corpus entries stay in
+# Today: the command-line parser and the checkpoint reader (tests/fuzz/fuzz_*.c). New corpus entries stay in
 # build-fuzz/; a crashing input is copied into tests/fuzz/regressions/, which the ordinary
 # test suite replays (tests/CMakeLists.txt, fuzz_replay_*).
 set -eu
@@ -10,8 +10,8 @@ secs=${1:-60}
 command -v clang >/dev/null || { echo "fuzz.sh: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)"; exit 1; }
 mkdir -p build-fuzz
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icommon/include"
-for h in options; do
-  clang $flags tests/fuzz/fuzz_$h.c common/src/options.c -lm -o build-fuzz/fuzz_$h
+for h in options checkpoint; do
+  clang $flags tests/fuzz/fuzz_$h.c common/src/$h.c -lm -o build-fuzz/fuzz_$h
   mkdir -p build-fuzz/corpus_$h build-fuzz/crash_$h
   cp -n tests/fuzz/corpus/$h/* build-fuzz/corpus_$h/ 2>/dev/null || true
   set +e
@@ -19,7 +19,7 @@ for h in options; do
     build-fuzz/corpus_$h 2>&1 | tee build-fuzz/fuzz_$h.log | grep -E "^stat::number_of_executed_units|^stat::new_units_added|Done|ERROR|SUMMARY"
   rc=${PIPESTATUS[0]}
   set -e
-  for c in build-fuzz/crash_$h/*; do [ -f "$c" ] && cp "$c" tests/fuzz/regressions/ && echo "fuzz.sh: crash kept as tests/fuzz/regressions/$(basename "$c")"; done
+  for c in build-fuzz/crash_$h/*; do [ -f "$c" ] && cp "$c" "tests/fuzz/regressions/$h-$(basename "$c")" && echo "fuzz.sh: crash kept as tests/fuzz/regressions/$h-$(basename "$c")"; done
   [ "$rc" -eq 0 ] || { echo "fuzz.sh: fuzz_$h failed (exit $rc)"; exit 1; }
 done
 echo "fuzz.sh: no crash in ${secs}s per harness"

@@ -54,6 +54,9 @@ int kit_run_options(kit_run *r, kit_option *o) {
       {"trace", KIT_OPT_STRING, &r->trace, "FILE", "write a Chrome trace-event timeline of the profiled steps", 1, 0, 0, NULL, NULL, NULL},
       {"seed", KIT_OPT_U64, &r->seed, "S", "random seed (Philox key)", 1, 0, 0, NULL, NULL, NULL},
       {"measure-ceilings", KIT_OPT_FLAG, &r->measure_ceilings, NULL, "re-measure the bandwidth ceilings", 1, 0, 1, NULL, NULL, NULL},
+      {"checkpoint", KIT_OPT_STRING, &r->checkpoint, "FILE", "write the state to FILE (at the end, or see --checkpoint-every)", 1, 0, 0, NULL, NULL, NULL},
+      {"checkpoint-every", KIT_OPT_INT, &r->checkpoint_every, "N", "with --checkpoint: every N steps of the last repetition", 1, 1e9, 0, NULL, NULL, NULL},
+      {"restart", KIT_OPT_STRING, &r->restart, "FILE", "start from a checkpoint and run up to --iters steps in all", 1, 0, 0, NULL, NULL, NULL},
       {"help", KIT_OPT_FLAG, &r->help, NULL, "print this help", 1, 0, 1, NULL, NULL, NULL},
       {NULL, KIT_OPT_END, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL},
   };

@@ -298,6 +298,7 @@ def main():
     ap.add_argument("--out", help="PNG for --trace [next to the trace, .png]")
     ap.add_argument("--outdir", default=HERE, help="where DATA_DIR's pictures and phases.csv go [this folder]")
     a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
 
     if a.trace:
         out = a.out or os.path.splitext(a.trace)[0] + ".png"

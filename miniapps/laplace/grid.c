@@ -36,6 +36,8 @@ void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
         const int boundary = i == 0 || i == NX + 1 || j == 0 || j == NY + 1 || k == 0 || k == NZ + 1;
         if (boundary) {
           u[c] = laplace_g(i, j, k, NX, NY, NZ);
+        } else if (p->restart && k >= p->restart_k0 && k < p->restart_k0 + p->restart_nz) {
+          u[c] = p->restart[((size_t)(k - p->restart_k0) * NY + (size_t)(j - 1)) * NX + (size_t)(i - 1)];
         } else if (random) {
           /* Keyed by the global point index: identical for any decomposition. */
           const uint64_t gid = (uint64_t)i + ((uint64_t)NX + 2) * ((uint64_t)j + ((uint64_t)NY + 2) * (uint64_t)k);

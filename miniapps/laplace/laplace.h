@@ -22,6 +22,10 @@ typedef struct laplace_params {
   const char *init;   /* initial interior: "zero" or "random" (--init) */
   const char *dump;   /* --dump FILE: final interior as raw little-endian doubles */
   int p2p;            /* multi-thread: peer-to-peer copies where possible (--no-p2p: off) */
+  /* --restart: the initial interior comes from a checkpoint instead of --init. */
+  const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */
+  int restart_k0, restart_nz;
+  int start_step;        /* the checkpoint's step: the run does iters - start_step steps */
 } laplace_params;
 
 /* Consecutive interior z-planes [k0, k0+nz) (global, 1-based) stored with one plane
@@ -87,6 +91,15 @@ extern const laplace_variant laplace_hybrid;
 /* reference.c: the serial oracle on the whole domain. Writes the final interior into
  * out (nx*ny*nz) and max|u - g| after each sweep into err[0..iters] (err[0]: initial). */
 void laplace_reference(const laplace_params *p, double *out, double *err);
+
+/* checkpoint.c: --checkpoint and --restart (kit/checkpoint.h holds the file format). */
+/* The problem parameters a checkpoint belongs to; returns how many were written. */
+int laplace_checkpoint_ident(const laplace_params *p, double *ident);
+/* Rank 0 writes the gathered field of step `step` (aborts with exit 3 on an I/O error). */
+void laplace_checkpoint_save(const laplace_params *p, const kit_env *env, const double *gathered, int step);
+/* Reads the checkpoint on rank 0 and gives every rank the planes its slab and ghost planes
+ * need (the caller frees the returned array); sets p->restart*. */
+double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplace_block *b);
 
 /* verify.c helpers. */
 double laplace_max_error_vs_g(const laplace_params *p, const laplace_block *b, const double *interior);

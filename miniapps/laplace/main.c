@@ -10,6 +10,7 @@
 
 #include "kit/ceiling.h"
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/hybrid.h"
 #include "kit/ranges.h"
@@ -53,6 +54,24 @@ static double calibrate(const laplace_variant *v, const laplace_ctx *ctx, int st
   }
   v->teardown(st);
   return kit_stats_of(t, 5).median;
+}
+
+/* --checkpoint: between chunks of the last repetition, gather the field and write it. */
+typedef struct checkpoint_ctx {
+  const laplace_params *p;
+  const kit_env *env;
+  const laplace_variant *v;
+  const laplace_block *blk;
+} checkpoint_ctx;
+
+static void write_checkpoint(void *arg, void *state, int done) {
+  const checkpoint_ctx *c = arg;
+  double *interior = kit_malloc((size_t)c->blk->nx * c->blk->ny * c->blk->nz * sizeof(double), "checkpoint");
+  c->v->fetch(state, interior);
+  double *all = laplace_gather(c->p, c->env, c->blk, interior);
+  laplace_checkpoint_save(c->p, c->env, all, c->p->start_step + done);
+  free(all);
+  free(interior);
 }
 
 static int known_name(const char *name) {
@@ -122,12 +141,34 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env,
         "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p.size[2], env.nranks));
+  if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
+    return kit_finalize(kit_usage_error(&env, "laplace: --checkpoint-every needs --checkpoint FILE"));
   const laplace_variant *v = find_variant(vn);
   if (!v) return kit_finalize(kit_skip(&env, "laplace", vn, "built without CUDA"));
   if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "laplace", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "laplace", "--dump", p.dump) || kit_check_output_file(&env, "laplace", "--json", p.run.json) ||
-      kit_check_output_file(&env, "laplace", "--trace", p.run.trace))
+      kit_check_output_file(&env, "laplace", "--trace", p.run.trace) ||
+      kit_check_output_file(&env, "laplace", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
+  if (p.run.restart) {
+    /* The header only, now: a checkpoint of another problem is bad input, refused before
+     * anything is allocated. */
+    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
+    if (env.rank == 0) {
+      double ident[KIT_CKPT_MAX_IDENT];
+      const int n = laplace_checkpoint_ident(&p, ident);
+      uint64_t step = 0;
+      const uint64_t count = (uint64_t)p.size[0] * p.size[1] * p.size[2];
+      chk.bad = kit_checkpoint_read(p.run.restart, "laplace", ident, n, count, &step, NULL, chk.why, sizeof chk.why);
+      chk.step = step;
+    }
+    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (chk.bad) return kit_finalize(kit_usage_error(&env, "laplace: --restart '%s': %s", p.run.restart, chk.why));
+    if (chk.step >= (unsigned long long)p.run.iters)
+      return kit_finalize(kit_usage_error(&env, "laplace: --restart: the checkpoint is at step %llu; --iters %d must be larger",
+                                          chk.step, p.run.iters));
+    p.start_step = (int)chk.step;
+  }
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
   int gpus_per_rank = 0, gpus_total = 0;
@@ -160,7 +201,8 @@ int main(int argc, char **argv) {
     const double whole = plane * (p.size[2] + 2);
     const double interior = 8.0 * p.size[0] * p.size[1] * (double)p.size[2];
     double host = 3.0 * slab;
-    if (env.rank == 0 && (p.run.verify || p.dump)) host += 2.0 * whole + 2.0 * interior;
+    if (env.rank == 0 && (p.run.verify || p.dump || p.run.checkpoint)) host += 2.0 * whole + 2.0 * interior;
+    if (env.rank == 0 && p.run.restart) host += interior;
     const double device = v->needs_gpu ? 3.0 * slab : 0.0;
     const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
     const int rc = kit_check_memory(&env, "laplace", host, device, devices);
@@ -186,6 +228,12 @@ int main(int argc, char **argv) {
   ctx.nbr[KIT_UP] = env.rank < env.nranks - 1 ? env.rank + 1 : MPI_PROC_NULL;
   ctx.gpus = gpus_per_rank;
   ctx.cpu_fraction = cpu_fraction;
+  /* The oracle and the analytic check start from the true initial state, even on restart. */
+  laplace_params p_initial = p;
+  double *restart_planes = p.run.restart ? laplace_restart_load(&p, &env, &ctx.blk) : NULL;
+  /* A restarted run does only the steps the checkpoint has not done. */
+  kit_run todo = p.run;
+  todo.iters = p.run.iters - p.start_step;
 
   /* --cpu-fraction auto: Paper II's model proposes a share; a short measurement against
    * the GPU-only scheme (share 0, run as two-stream, below) decides, so that the hybrid
@@ -218,7 +266,9 @@ int main(int argc, char **argv) {
   }
   void *st = exec->setup(&ctx);
   const kit_halo *h = exec->halo(st);
-  kit_timing timing = kit_time_variant(&p.run, st, exec->run, exec->reset, h);
+  checkpoint_ctx ck = {&p, &env, exec, &ctx.blk};
+  const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
+  kit_timing timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, p.run.checkpoint ? &chunks : NULL);
 
   kit_report rep;
   kit_report_init(&rep, "laplace", v->name);
@@ -239,6 +289,7 @@ int main(int argc, char **argv) {
   }
   kit_json_bool(pj, "p2p", p.p2p);
   kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_int(pj, "start_step", p.start_step);
   kit_json_string(pj, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
   kit_json_end_object(pj);
 
@@ -246,13 +297,13 @@ int main(int argc, char **argv) {
   const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) +
                          (v->needs_gpu && v != find_variant("hybrid") ? 0.0 : host_bw);
   kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
-  kit_report_fom(&rep, "GLUP/s", "GLUP/s", points * p.run.iters / timing.time.median * 1e-9);
-  kit_report_bandwidth(&rep, LAPLACE_BYTES_PER_POINT * points, p.run.iters, ceiling,
+  kit_report_fom(&rep, "GLUP/s", "GLUP/s", points * todo.iters / timing.time.median * 1e-9);
+  kit_report_bandwidth(&rep, LAPLACE_BYTES_PER_POINT * points, todo.iters, ceiling,
                        v->needs_gpu ? (v == find_variant("hybrid") ? "device triad x GPUs + host triad x nodes"
                                                                   : "device triad x GPUs")
                                     : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
-                      (double)p.run.reps * p.run.iters);
+                      (double)p.run.reps * todo.iters);
   if (cpu_fraction >= 0.0) {
     int nc = kit_cpu_planes(ctx.blk.nz, cpu_fraction), nct = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&nc, &nct, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -268,7 +319,7 @@ int main(int argc, char **argv) {
   double *interior = kit_malloc((size_t)ctx.blk.nx * ctx.blk.ny * ctx.blk.nz * sizeof(double), "result");
   exec->fetch(st, interior);
   double *gathered = (p.run.verify || p.dump) ? laplace_gather(&p, &env, &ctx.blk, interior) : NULL;
-  if (p.run.verify) laplace_verify(&p, &env, &ctx.blk, interior, gathered, &rep);
+  if (p.run.verify) laplace_verify(&p_initial, &env, &ctx.blk, interior, gathered, &rep);
   {
     double s2 = 0.0, all = 0.0;
     for (size_t i = 0; i < (size_t)ctx.blk.nx * ctx.blk.ny * ctx.blk.nz; ++i) s2 += interior[i] * interior[i];
@@ -282,5 +333,6 @@ int main(int argc, char **argv) {
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
   exec->teardown(st);
+  free(restart_planes);
   return kit_finalize(code);
 }

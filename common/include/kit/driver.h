@@ -6,7 +6,8 @@
  *   2. a profiled pass of min(iters, 10) steps with phase timers, GPU events and --trace
  *      recording on, then reset;
  *   3. --reps repetitions of --iters steps, each timed as the max over ranks, the state
- *      reset between them, so the final state is that of exactly --iters steps. */
+ *      reset between them, so the final state is that of exactly --iters steps; the last
+ *      repetition may run in chunks with untimed work between them (checkpoints). */
 #ifndef KIT_DRIVER_H
 #define KIT_DRIVER_H
 #include "kit/halo.h"
@@ -26,6 +27,14 @@ extern "C" {
 
 typedef void (*kit_step_fn)(void *state, int steps);
 typedef void (*kit_reset_fn)(void *state);
+
+/* Optional work between chunks of the last timed repetition (checkpoints): fn(arg, state,
+ * steps done so far) after every `every` steps and after the last. Its time is not counted. */
+typedef struct kit_chunking {
+  int every;
+  void (*fn)(void *arg, void *state, int steps_done);
+  void *arg;
+} kit_chunking;
 
 #define KIT_MAX_REPS 1000
 typedef struct kit_timing {
@@ -55,7 +64,7 @@ int kit_check_memory(const kit_env *env, const char *app, double host_bytes, dou
                      int devices_used);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
-                            const kit_halo *halo);
+                            const kit_halo *halo, const kit_chunking *chunks);
 
 void kit_report_fill_run(kit_report *r, const kit_env *env, const kit_timing *t, int gpus,
                          double cpu_fraction);

@@ -53,6 +53,9 @@ typedef struct kit_run {
   const char *trace;        /* --trace FILE: Chrome trace-event timeline */
   uint64_t seed;            /* --seed */
   int measure_ceilings;     /* --measure-ceilings: re-measure instead of the cache */
+  const char *checkpoint;   /* --checkpoint FILE: write the state (time-stepping apps) */
+  int checkpoint_every;     /* --checkpoint-every N: every N steps of the last repetition */
+  const char *restart;      /* --restart FILE: start from a checkpoint */
   int help;                 /* --help */
 } kit_run;
 
@@ -61,7 +64,7 @@ kit_run kit_run_defaults(void);
 
 /* Writes the common options into `out` (room for at least KIT_RUN_NOPTS entries)
  * and returns how many were written. */
-#define KIT_RUN_NOPTS 14
+#define KIT_RUN_NOPTS 17
 int kit_run_options(kit_run *run, kit_option *out);
 
 enum { KIT_PARSE_OK = 0, KIT_PARSE_HELP = 1, KIT_PARSE_ERROR = 2 };
