@@ -31,8 +31,12 @@ def run_one(binary, variant, args, np, jsonl):
         path = t.name
     os.unlink(path)
     cmd = mpiexec(np) + [binary, "--variant", variant, "--json", path] + args
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     row = {"variant": variant, "ranks": np, "gpus": "-", "fom": "-", "frac": "-"}
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    except subprocess.TimeoutExpired:
+        row["status"] = "FAILED (no answer in 900 s)"
+        return row
     if p.returncode == 77:
         reason = "skipped"
         for line in p.stdout.splitlines():

@@ -102,25 +102,55 @@ static double cached_or_measured(const kit_env *env, const char *key, int force,
   return v;
 }
 
-/* 3 x 128 MiB: far beyond any last-level cache, quick on a 2-core CI machine. */
-static int host_threads = 1;
-static double host_measure(void) {
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(host_threads);
-  const double bw = kit_measure_host_triad((size_t)16 << 20, 8);
-  omp_set_num_threads(saved);
-  return bw;
+/* The node's host triad, measured by every rank of the node at once, each with its own
+ * threads, between node barriers: ranks waiting in MPI would otherwise spin on cores the
+ * measurement needs. Best over repetitions of the slowest rank's time; 3 x 128 MiB per
+ * node in all, far beyond any last-level cache and quick on a 2-core CI machine. */
+static double node_triad(const kit_env *env, int threads) {
+  const size_t n = ((size_t)16 << 20) / (size_t)env->local_size;
+  double *a = kit_malloc(n * sizeof *a, "host triad");
+  double *b = kit_malloc(n * sizeof *b, "host triad");
+  double *c = kit_malloc(n * sizeof *c, "host triad");
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = 0.0;
+    b[i] = 1.0;
+    c[i] = 2.0;
+  }
+  double best = 1e30;
+  for (int r = 0; r < 8; ++r) {
+    KIT_MPI_CHECK(MPI_Barrier(env->node_comm));
+    const double t0 = omp_get_wtime();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+    double t = omp_get_wtime() - t0, slowest = 0.0;
+    KIT_MPI_CHECK(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, env->node_comm));
+    if (slowest < best) best = slowest;
+  }
+  if (a[n / 2] != 7.0) kit_die(3, __FILE__, __LINE__, "host triad produced a wrong value");
+  free(a);
+  free(b);
+  free(c);
+  return 3.0 * 8.0 * (double)n * env->local_size / best * 1e-9;
 }
 
 double kit_host_triad_ceiling(const kit_env *env, int force) {
-  /* The node's ceiling: every rank on the node with its threads, measured once by one
-   * process with that many threads, times the number of nodes. */
-  host_threads = env->threads * env->local_size;
-  /* More threads than cores measure the scheduler, not the memory (oversubscribed tests). */
-  if (host_threads > omp_get_num_procs()) host_threads = omp_get_num_procs();
+  /* The node's ceiling with every rank on it and its threads, at most one thread per core
+   * (more measure the scheduler, not the memory), times the number of nodes. */
+  int total = env->threads * env->local_size;
+  if (total > omp_get_num_procs()) total = omp_get_num_procs();
+  const int per_rank = total / env->local_size > 1 ? total / env->local_size : 1;
   char key[1024];
-  snprintf(key, sizeof key, "host-triad:%s:%s:threads=%d", env->host_name, env->cpu_model, host_threads);
-  const double node = cached_or_measured(env, key, force, host_measure);
+  snprintf(key, sizeof key, "host-triad:%s:%s:threads=%d", env->host_name, env->cpu_model, total);
+  double node = 0.0;
+  if (env->rank == 0 && !force) node = cache_get(key);
+  KIT_MPI_CHECK(MPI_Bcast(&node, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  if (!(node > 0.0)) {
+    if (env->rank == 0) fprintf(stderr, "kit: measuring %s (cached afterwards)\n", key);
+    node = node_triad(env, per_rank);
+    KIT_MPI_CHECK(MPI_Bcast(&node, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    if (env->rank == 0) cache_put(key, node);
+  }
   int leaders = 0, mine = env->local_rank == 0;
   KIT_MPI_CHECK(MPI_Allreduce(&mine, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   return node * leaders;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -31,11 +33,20 @@ int kit_skip(const kit_env *env, const char *app, const char *variant, const cha
 int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path) {
   int bad = 0;
   if (path && strcmp(path, "-") != 0 && env->rank == 0) {
-    FILE *f = fopen(path, "a");
-    if (!f)
-      bad = 1;
-    else
-      fclose(f);
+    /* Checked without creating the file, so a run refused later leaves nothing behind:
+     * an existing file must be writable, a new one needs a writable folder. */
+    if (access(path, F_OK) == 0) {
+      bad = access(path, W_OK) != 0;
+    } else {
+      char dir[4096];
+      snprintf(dir, sizeof dir, "%s", path);
+      char *slash = strrchr(dir, '/');
+      if (slash == dir) slash[1] = '\0';
+      else if (slash) *slash = '\0';
+      else snprintf(dir, sizeof dir, ".");
+      struct stat st;
+      bad = stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0;
+    }
   }
   KIT_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (bad) kit_usage_error(env, "%s: %s: cannot open '%s' for writing", app, flag, path);

@@ -98,7 +98,7 @@ static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
         snprintf(err, n, "--%s: '%s' is not a non-negative integer", o->name, arg);
         return -1;
       }
-      const unsigned long long v = strtoull(arg, &end, 0);
+      const unsigned long long v = strtoull(arg, &end, 10);
       if (errno || end == arg || *end) {
         snprintf(err, n, "--%s: '%s' is not a non-negative integer", o->name, arg);
         return -1;
@@ -173,7 +173,9 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     if (c == -1) break;
     if (c == '?') {
       const char *bad = argv[optind - 1];
-      if (optopt)
+      if (optopt >= 256 && optopt < 256 + n)
+        snprintf(err, errlen, "%s: option '--%s' takes no value", prog, opts[optopt - 256].name);
+      else if (optopt > 0 && optopt < 128)
         snprintf(err, errlen, "%s: unknown option '-%c' (see --help)", prog, optopt);
       else
         snprintf(err, errlen, "%s: unknown option '%s' (see --help)", prog, bad);

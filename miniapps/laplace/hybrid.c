@@ -174,6 +174,10 @@ static void hy_run(void *st, int steps) {
   int arrived = 0;
 #pragma omp parallel num_threads(2)
   {
+    /* Both groups must exist, or group 0 would wait at the two-party barrier forever. */
+    if (omp_get_num_threads() != 2)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "hybrid needs 2 OpenMP threads at the outer level, got %d",
+              omp_get_num_threads());
     const int group = omp_get_thread_num(); /* 0: communication group, 1: CPU interior */
 #pragma omp parallel num_threads(group == 0 ? s->threads_comm : s->threads_interior)
     {

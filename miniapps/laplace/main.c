@@ -141,6 +141,14 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env,
         "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p.size[2], env.nranks));
+  /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles. */
+  if (((double)p.size[0] + 2 + 15) / 16 * 16 * ((double)p.size[1] + 2) > 2147483647.0)
+    return kit_finalize(kit_usage_error(&env,
+        "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message (at most 2^31-1 values)",
+        p.size[0], p.size[1]));
+  /* The GPU kernel's grid covers y and z with blocks of at least one row and one plane. */
+  if (strcmp(vn, "cpu") != 0 && (p.size[1] > 65535 || p.size[2] > 65535))
+    return kit_finalize(kit_usage_error(&env, "laplace: --size: the GPU variants take ny and nz up to 65535"));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "laplace: --checkpoint-every needs --checkpoint FILE"));
   const laplace_variant *v = find_variant(vn);

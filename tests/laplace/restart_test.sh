@@ -12,6 +12,9 @@ mkdir -p "$dir"; rm -f "$dir"/full.bin "$dir"/ck.bin "$dir"/restarted.bin
 common="--variant $variant --size 10,7,13 --init random --reps 2"
 "$@" "$a" "$bin" $common --iters 12 --dump "$dir/full.bin" >/dev/null; rc=$?; [ $rc -eq 0 ] || exit $rc
 "$@" "$a" "$bin" $common --iters 7 --checkpoint "$dir/ck.bin" --checkpoint-every 3 >/dev/null || exit 1
-"$@" "$b" "$bin" $common --iters 12 --restart "$dir/ck.bin" --dump "$dir/restarted.bin" | grep -E "oracle|verification" || exit 1
+"$@" "$b" "$bin" $common --iters 12 --restart "$dir/ck.bin" --dump "$dir/restarted.bin" > "$dir/restarted.txt"
+rc=$?
+grep -E "oracle|verification" "$dir/restarted.txt"
+[ $rc -eq 0 ] || { echo "restart_test: the restarted run exited $rc"; exit 1; }
 cmp "$dir/full.bin" "$dir/restarted.bin" || { echo "restart_test: restarted field differs"; exit 1; }
 echo "restart_test: $variant, checkpoint on $a ranks, restart on $b ranks: identical"

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <omp.h>
+
 #include <vector>
 
 #include "kit/halo.h"
@@ -47,25 +49,28 @@ TEST(Halo, BlockingSendRecvFromTwoThreads) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_MULTIPLE) GTEST_SKIP() << "MPI without MPI_THREAD_MULTIPLE";
-  const size_t count = 64;
+  // Large enough for a rendezvous protocol: a send completes only once its receive is posted.
+  const size_t count = (size_t)1 << 20;
   kit_halo h;
   kit_halo_init(&h, MPI_COMM_WORLD, rank > 0 ? rank - 1 : MPI_PROC_NULL,
                 rank < size - 1 ? rank + 1 : MPI_PROC_NULL, count, 0, 0);
   std::vector<double> out(count, (double)rank), in_down(count, -1.0), in_up(count, -1.0);
-  // The multi-thread variant's pattern: a sender and a receiver thread per process.
+  // The multi-thread variant's pattern: a sender and a receiver thread per process, each
+  // blocking; one thread doing both in this order would deadlock with its neighbours.
+  int team = 0;
 #pragma omp parallel num_threads(2)
   {
-#pragma omp single nowait
-    {
+#pragma omp single
+    team = omp_get_num_threads();
+    if (omp_get_thread_num() == 0) {
       kit_halo_send(&h, KIT_UP, out.data());
       kit_halo_send(&h, KIT_DOWN, out.data());
-    }
-#pragma omp single nowait
-    {
+    } else {
       kit_halo_recv(&h, KIT_DOWN, in_down.data());
       kit_halo_recv(&h, KIT_UP, in_up.data());
     }
   }
+  ASSERT_EQ(team, 2) << "the test needs two threads";
   if (rank > 0) {
     EXPECT_EQ(in_down[count - 1], rank - 1.0);
   }

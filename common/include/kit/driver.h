@@ -36,7 +36,6 @@ typedef struct kit_chunking {
   void *arg;
 } kit_chunking;
 
-#define KIT_MAX_REPS 1000
 typedef struct kit_timing {
   kit_stats time;               /* seconds per repetition, max over ranks */
   int reps, iters;
