@@ -89,8 +89,11 @@ int kit_check_memory(const kit_env *env, const char *app, double host_bytes, dou
     size_t free_b = 0, total_b = 0;
     KIT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     /* Ranks of this node that drive the same device add up. */
-    const int usable = env->gpus_visible > 0 ? env->gpus_visible : 1;
-    const int sharing = (env->local_size + usable - 1) / usable;
+    int *dev = kit_malloc((size_t)env->local_size * sizeof *dev, "device ids");
+    KIT_MPI_CHECK(MPI_Allgather(&env->device, 1, MPI_INT, dev, 1, MPI_INT, env->node_comm));
+    int sharing = 0;
+    for (int r = 0; r < env->local_size; ++r) sharing += dev[r] == env->device;
+    free(dev);
     dev_need = device_bytes / (devices_used > 0 ? devices_used : 1) * sharing;
     dev_have = (double)total_b;
     if (dev_need > dev_have) bad |= 2;
