@@ -55,7 +55,7 @@ int kit_check_output_file(const kit_env *env, const char *app, const char *flag,
 
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
   int mine = 0, total = 0;
-  const int usable = limit > 0 && limit < env->gpus_visible ? limit : env->gpus_visible;
+  const int usable = kit_usable_gpus(env, limit);
   if (env->local_rank == 0) {
     mine = env->local_size * per_rank;
     if (mine > usable) mine = usable;

@@ -4,6 +4,8 @@
 #include "kit/check.h"
 #include "kit/runtime.h"
 
+#include <string.h>
+
 /* A message travelling up is received from below, and the other way round. */
 enum { TAG_UPWARD = 101, TAG_DOWNWARD = 102 };
 static int send_tag(int side) { return side == KIT_UP ? TAG_UPWARD : TAG_DOWNWARD; }
@@ -77,4 +79,49 @@ void kit_halo_send(kit_halo *h, int side, const double *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
   KIT_MPI_CHECK(MPI_Send(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], send_tag(side), h->comm));
   count_message(h);
+}
+
+enum { TAG_RANGE = 120, TAG_PLANE = 121 };
+
+double *kit_gather_planes(MPI_Comm comm, const double *mine, int first, int count, size_t plane, int total) {
+  int rank = 0, size = 1;
+  KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const int range[2] = {first, count};
+  if (rank != 0) {
+    KIT_MPI_CHECK(MPI_Send(range, 2, MPI_INT, 0, TAG_RANGE, comm));
+    for (int k = 0; k < count; ++k)
+      KIT_MPI_CHECK(MPI_Send(mine + (size_t)k * plane, (int)plane, MPI_DOUBLE, 0, TAG_PLANE, comm));
+    return NULL;
+  }
+  double *all = kit_malloc(plane * (size_t)total * sizeof(double), "gathered field");
+  memcpy(all + (size_t)first * plane, mine, plane * (size_t)count * sizeof(double));
+  for (int r = 1; r < size; ++r) {
+    int theirs[2];
+    KIT_MPI_CHECK(MPI_Recv(theirs, 2, MPI_INT, r, TAG_RANGE, comm, MPI_STATUS_IGNORE));
+    for (int k = 0; k < theirs[1]; ++k)
+      KIT_MPI_CHECK(MPI_Recv(all + (size_t)(theirs[0] + k) * plane, (int)plane, MPI_DOUBLE, r, TAG_PLANE, comm,
+                             MPI_STATUS_IGNORE));
+  }
+  return all;
+}
+
+void kit_scatter_planes(MPI_Comm comm, const double *all, double *mine, int first, int count, size_t plane) {
+  int rank = 0, size = 1;
+  KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
+  if (rank != 0) {
+    const int range[2] = {first, count};
+    KIT_MPI_CHECK(MPI_Send(range, 2, MPI_INT, 0, TAG_RANGE, comm));
+    for (int k = 0; k < count; ++k)
+      KIT_MPI_CHECK(MPI_Recv(mine + (size_t)k * plane, (int)plane, MPI_DOUBLE, 0, TAG_PLANE, comm, MPI_STATUS_IGNORE));
+    return;
+  }
+  memcpy(mine, all + (size_t)first * plane, plane * (size_t)count * sizeof(double));
+  for (int r = 1; r < size; ++r) {
+    int theirs[2];
+    KIT_MPI_CHECK(MPI_Recv(theirs, 2, MPI_INT, r, TAG_RANGE, comm, MPI_STATUS_IGNORE));
+    for (int k = 0; k < theirs[1]; ++k)
+      KIT_MPI_CHECK(MPI_Send(all + (size_t)(theirs[0] + k) * plane, (int)plane, MPI_DOUBLE, r, TAG_PLANE, comm));
+  }
 }

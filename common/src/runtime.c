@@ -85,10 +85,13 @@ int kit_all_ranks_have_gpu(const kit_env *env) {
   return all;
 }
 
+int kit_usable_gpus(const kit_env *env, int limit) {
+  return limit > 0 && limit < env->gpus_visible ? limit : env->gpus_visible;
+}
+
 void kit_select_device(kit_env *env, int gpus_limit) {
 #ifdef KIT_HAVE_CUDA
-  int usable = env->gpus_visible;
-  if (gpus_limit > 0 && gpus_limit < usable) usable = gpus_limit;
+  const int usable = kit_usable_gpus(env, gpus_limit);
   if (usable < 1) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "no CUDA device to select");
   env->device = env->local_rank % usable;
   KIT_CUDA_CHECK(cudaSetDevice(env->device));

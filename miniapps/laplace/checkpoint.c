@@ -7,6 +7,7 @@
 
 #include "kit/check.h"
 #include "kit/checkpoint.h"
+#include "kit/halo.h"
 #include "laplace.h"
 
 int laplace_checkpoint_ident(const laplace_params *p, double *ident) {
@@ -36,30 +37,19 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
   /* This rank's interior planes and its two ghost planes, clipped to the interior. */
   const int k0 = b->k0 > 1 ? b->k0 - 1 : 1, k1 = b->k0 + b->nz < NZ ? b->k0 + b->nz : NZ;
   double *mine = kit_malloc(plane * (size_t)(k1 - k0 + 1) * sizeof(double), "restart planes");
+  double *all = NULL;
   if (env->rank == 0) {
     double ident[KIT_CKPT_MAX_IDENT];
     const int n = laplace_checkpoint_ident(p, ident);
-    double *all = kit_malloc(plane * (size_t)NZ * sizeof(double), "restart field");
+    all = kit_malloc(plane * (size_t)NZ * sizeof(double), "restart field");
     uint64_t step = 0;
     char err[256];
     /* The header was checked before anything was allocated; a failure now is I/O. */
     if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, plane * (uint64_t)NZ, &step, all, err, sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
-    for (int r = 1; r < env->nranks; ++r) {
-      int range[2];
-      KIT_MPI_CHECK(MPI_Recv(range, 2, MPI_INT, r, 910, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      for (int k = range[0]; k <= range[1]; ++k) /* a plane per message: counts stay ints */
-        KIT_MPI_CHECK(MPI_Send(all + (size_t)(k - 1) * plane, (int)plane, MPI_DOUBLE, r, 911, MPI_COMM_WORLD));
-    }
-    memcpy(mine, all + (size_t)(k0 - 1) * plane, plane * (size_t)(k1 - k0 + 1) * sizeof(double));
-    free(all);
-  } else {
-    int range[2] = {k0, k1};
-    KIT_MPI_CHECK(MPI_Send(range, 2, MPI_INT, 0, 910, MPI_COMM_WORLD));
-    for (int k = k0; k <= k1; ++k)
-      KIT_MPI_CHECK(MPI_Recv(mine + (size_t)(k - k0) * plane, (int)plane, MPI_DOUBLE, 0, 911, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE));
   }
+  kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane);
+  free(all);
   p->restart = mine;
   p->restart_k0 = k0;
   p->restart_nz = k1 - k0 + 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/halo.h"
 #include "kit/report.h"
 #include "laplace.h"
 #include "stencil.h"
@@ -39,31 +40,9 @@ double laplace_max_error_vs_g(const laplace_params *p, const laplace_block *b, c
 
 double *laplace_gather(const laplace_params *p, const kit_env *env, const laplace_block *b,
                        const double *interior) {
-  const size_t plane = (size_t)p->size[0] * p->size[1];
-  /* Planes per message so a count never exceeds an int. */
-  const int chunk = (int)(plane > 0 ? (size_t)2147483647 / plane : 1);
-  double *all = NULL;
-  if (env->rank == 0) {
-    all = kit_malloc(plane * (size_t)p->size[2] * sizeof(double), "gathered field");
-    memcpy(all + (size_t)(b->k0 - 1) * plane, interior, plane * (size_t)b->nz * sizeof(double));
-    for (int r = 1; r < env->nranks; ++r) {
-      int meta[2];
-      KIT_MPI_CHECK(MPI_Recv(meta, 2, MPI_INT, r, 900, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      for (int l = 0; l < meta[1]; l += chunk) {
-        const int n = meta[1] - l < chunk ? meta[1] - l : chunk;
-        KIT_MPI_CHECK(MPI_Recv(all + (size_t)(meta[0] - 1 + l) * plane, (int)(n * plane), MPI_DOUBLE, r, 901,
-                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      }
-    }
-  } else {
-    int meta[2] = {b->k0, b->nz};
-    KIT_MPI_CHECK(MPI_Send(meta, 2, MPI_INT, 0, 900, MPI_COMM_WORLD));
-    for (int l = 0; l < b->nz; l += chunk) {
-      const int n = b->nz - l < chunk ? b->nz - l : chunk;
-      KIT_MPI_CHECK(MPI_Send(interior + (size_t)l * plane, (int)(n * plane), MPI_DOUBLE, 0, 901, MPI_COMM_WORLD));
-    }
-  }
-  return all;
+  (void)env;
+  return kit_gather_planes(MPI_COMM_WORLD, interior, b->k0 - 1, b->nz, (size_t)p->size[0] * p->size[1],
+                           p->size[2]);
 }
 
 void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_block *b,

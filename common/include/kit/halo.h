@@ -45,6 +45,13 @@ void kit_halo_recv(kit_halo *h, int side, double *buf);
 /* Blocking send to side's neighbour (for assistant threads). */
 void kit_halo_send(kit_halo *h, int side, const double *buf);
 
+/* Whole-field transfers of a slab decomposition, a plane per message (so counts stay ints):
+ * rank 0 gathers every rank's planes [first, first + count) (numbered from 0 in the global
+ * field of `total` planes of `plane` doubles) into one array it returns (NULL elsewhere);
+ * or scatters such an array so every rank receives its own range. Collective over comm. */
+double *kit_gather_planes(MPI_Comm comm, const double *mine, int first, int count, size_t plane, int total);
+void kit_scatter_planes(MPI_Comm comm, const double *all, double *mine, int first, int count, size_t plane);
+
 #ifdef __cplusplus
 }
 #endif

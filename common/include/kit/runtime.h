@@ -37,7 +37,10 @@ int kit_gpu_count(void);
 /* 1 if every rank sees at least one GPU (collective). */
 int kit_all_ranks_have_gpu(const kit_env *env);
 
-/* Chooses device local_rank % min(visible, gpus_limit>0 ? gpus_limit : visible),
+/* GPUs a node uses: the visible ones, or `limit` (--gpus) when positive and smaller. */
+int kit_usable_gpus(const kit_env *env, int limit);
+
+/* Chooses device local_rank % kit_usable_gpus(env, gpus_limit),
  * makes it current and records its name. Requires a GPU. */
 void kit_select_device(kit_env *env, int gpus_limit);
 
