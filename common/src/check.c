@@ -1,11 +1,15 @@
 /* check.c: fatal-error handling behind KIT_MPI_CHECK / KIT_CUDA_CHECK (kit/check.h).
  * One line with rank, call, file and line, then MPI_Abort so no rank hangs. */
+/* nanosleep is POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "kit/check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int kit_world_rank(void) {
   int init = 0, fin = 0, rank = -1;
@@ -26,7 +30,19 @@ void kit_die(int code, const char *file, int line, const char *fmt, ...) {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
-  if (init && !fin) MPI_Abort(MPI_COMM_WORLD, code);
+  if (init && !fin) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* MPI_Abort tells the launcher to kill every rank at once, and MPICH's hydra can
+     * tear down the I/O forwarding before it has read this rank's stderr pipe: the one
+     * line that says what went wrong is then lost (seen in CI about 1 run in 12).
+     * A quarter second lets the forwarder drain the line; dying is not a hot path. */
+    if (size > 1) {
+      const struct timespec drain = {0, 250 * 1000 * 1000};
+      nanosleep(&drain, NULL);
+    }
+    MPI_Abort(MPI_COMM_WORLD, code);
+  }
   exit(code);
 }
 
