@@ -13,20 +13,27 @@ static int recv_tag(int side) { return side == KIT_DOWN ? TAG_UPWARD : TAG_DOWNW
 
 void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
                    int staging, int pinned) {
+  kit_halo_init_typed(h, comm, nbr_down, nbr_up, count, MPI_DOUBLE, sizeof(double), staging, pinned);
+}
+
+void kit_halo_init_typed(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
+                         MPI_Datatype type, size_t elem, int staging, int pinned) {
   h->comm = comm;
+  h->type = type;
+  h->elem = elem;
   h->nbr[KIT_DOWN] = nbr_down;
   h->nbr[KIT_UP] = nbr_up;
   h->count = count;
   h->pinned = pinned;
   h->messages = h->bytes = 0;
   if (count > (size_t)2147483647)
-    kit_die(3, __FILE__, __LINE__, "halo plane of %zu doubles exceeds one MPI message", count);
+    kit_die(3, __FILE__, __LINE__, "halo plane of %zu elements exceeds one MPI message", count);
   for (int s = 0; s < 2; ++s) {
     h->rreq[s] = h->sreq[s] = MPI_REQUEST_NULL;
     h->send[s] = h->recv[s] = NULL;
     if (staging && h->nbr[s] != MPI_PROC_NULL) {
-      h->send[s] = kit_host_alloc(count * sizeof(double), pinned);
-      h->recv[s] = kit_host_alloc(count * sizeof(double), pinned);
+      h->send[s] = kit_host_alloc(count * elem, pinned);
+      h->recv[s] = kit_host_alloc(count * elem, pinned);
     }
   }
 }
@@ -39,9 +46,9 @@ void kit_halo_free(kit_halo *h) {
   }
 }
 
-void kit_halo_irecv(kit_halo *h, int side, double *buf) {
+void kit_halo_irecv(kit_halo *h, int side, void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Irecv(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], recv_tag(side), h->comm,
+  KIT_MPI_CHECK(MPI_Irecv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm,
                           &h->rreq[side]));
 }
 
@@ -49,12 +56,12 @@ static void count_message(kit_halo *h) {
 #pragma omp atomic
   h->messages += 1;
 #pragma omp atomic
-  h->bytes += (long long)(h->count * sizeof(double));
+  h->bytes += (long long)(h->count * h->elem);
 }
 
-void kit_halo_isend(kit_halo *h, int side, const double *buf) {
+void kit_halo_isend(kit_halo *h, int side, const void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Isend(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], send_tag(side), h->comm,
+  KIT_MPI_CHECK(MPI_Isend(buf, (int)h->count, h->type, h->nbr[side], send_tag(side), h->comm,
                           &h->sreq[side]));
   count_message(h);
 }
@@ -69,21 +76,24 @@ void kit_halo_waitall(kit_halo *h) {
   kit_halo_wait(h, KIT_UP);
 }
 
-void kit_halo_recv(kit_halo *h, int side, double *buf) {
+void kit_halo_recv(kit_halo *h, int side, void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Recv(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], recv_tag(side), h->comm,
+  KIT_MPI_CHECK(MPI_Recv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm,
                          MPI_STATUS_IGNORE));
 }
 
-void kit_halo_send(kit_halo *h, int side, const double *buf) {
+void kit_halo_send(kit_halo *h, int side, const void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Send(buf, (int)h->count, MPI_DOUBLE, h->nbr[side], send_tag(side), h->comm));
+  KIT_MPI_CHECK(MPI_Send(buf, (int)h->count, h->type, h->nbr[side], send_tag(side), h->comm));
   count_message(h);
 }
 
 enum { TAG_RANGE = 120, TAG_PLANE = 121 };
 
-double *kit_gather_planes(MPI_Comm comm, const double *mine, int first, int count, size_t plane, int total) {
+void *kit_gather_planes(MPI_Comm comm, const void *mine_, int first, int count, size_t plane, int total,
+                        MPI_Datatype type, size_t elem) {
+  const char *mine = mine_;
+  const size_t pb = plane * elem; /* bytes per plane */
   int rank = 0, size = 1;
   KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -91,22 +101,26 @@ double *kit_gather_planes(MPI_Comm comm, const double *mine, int first, int coun
   if (rank != 0) {
     KIT_MPI_CHECK(MPI_Send(range, 2, MPI_INT, 0, TAG_RANGE, comm));
     for (int k = 0; k < count; ++k)
-      KIT_MPI_CHECK(MPI_Send(mine + (size_t)k * plane, (int)plane, MPI_DOUBLE, 0, TAG_PLANE, comm));
+      KIT_MPI_CHECK(MPI_Send(mine + (size_t)k * pb, (int)plane, type, 0, TAG_PLANE, comm));
     return NULL;
   }
-  double *all = kit_malloc(plane * (size_t)total * sizeof(double), "gathered field");
-  memcpy(all + (size_t)first * plane, mine, plane * (size_t)count * sizeof(double));
+  char *all = kit_malloc(pb * (size_t)total, "gathered field");
+  memcpy(all + (size_t)first * pb, mine, pb * (size_t)count);
   for (int r = 1; r < size; ++r) {
     int theirs[2];
     KIT_MPI_CHECK(MPI_Recv(theirs, 2, MPI_INT, r, TAG_RANGE, comm, MPI_STATUS_IGNORE));
     for (int k = 0; k < theirs[1]; ++k)
-      KIT_MPI_CHECK(MPI_Recv(all + (size_t)(theirs[0] + k) * plane, (int)plane, MPI_DOUBLE, r, TAG_PLANE, comm,
+      KIT_MPI_CHECK(MPI_Recv(all + (size_t)(theirs[0] + k) * pb, (int)plane, type, r, TAG_PLANE, comm,
                              MPI_STATUS_IGNORE));
   }
   return all;
 }
 
-void kit_scatter_planes(MPI_Comm comm, const double *all, double *mine, int first, int count, size_t plane) {
+void kit_scatter_planes(MPI_Comm comm, const void *all_, void *mine_, int first, int count, size_t plane,
+                        MPI_Datatype type, size_t elem) {
+  const char *all = all_;
+  char *mine = mine_;
+  const size_t pb = plane * elem;
   int rank = 0, size = 1;
   KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -114,14 +128,14 @@ void kit_scatter_planes(MPI_Comm comm, const double *all, double *mine, int firs
     const int range[2] = {first, count};
     KIT_MPI_CHECK(MPI_Send(range, 2, MPI_INT, 0, TAG_RANGE, comm));
     for (int k = 0; k < count; ++k)
-      KIT_MPI_CHECK(MPI_Recv(mine + (size_t)k * plane, (int)plane, MPI_DOUBLE, 0, TAG_PLANE, comm, MPI_STATUS_IGNORE));
+      KIT_MPI_CHECK(MPI_Recv(mine + (size_t)k * pb, (int)plane, type, 0, TAG_PLANE, comm, MPI_STATUS_IGNORE));
     return;
   }
-  memcpy(mine, all + (size_t)first * plane, plane * (size_t)count * sizeof(double));
+  memcpy(mine, all + (size_t)first * pb, pb * (size_t)count);
   for (int r = 1; r < size; ++r) {
     int theirs[2];
     KIT_MPI_CHECK(MPI_Recv(theirs, 2, MPI_INT, r, TAG_RANGE, comm, MPI_STATUS_IGNORE));
     for (int k = 0; k < theirs[1]; ++k)
-      KIT_MPI_CHECK(MPI_Send(all + (size_t)(theirs[0] + k) * plane, (int)plane, MPI_DOUBLE, r, TAG_PLANE, comm));
+      KIT_MPI_CHECK(MPI_Send(all + (size_t)(theirs[0] + k) * pb, (int)plane, type, r, TAG_PLANE, comm));
   }
 }

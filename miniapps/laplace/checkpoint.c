@@ -48,7 +48,7 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
     if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, plane * (uint64_t)NZ, &step, all, err, sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
   }
-  kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane);
+  kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane, MPI_DOUBLE, sizeof(double));
   free(all);
   p->restart = mine;
   p->restart_k0 = k0;

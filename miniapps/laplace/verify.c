@@ -42,7 +42,7 @@ double *laplace_gather(const laplace_params *p, const kit_env *env, const laplac
                        const double *interior) {
   (void)env;
   return kit_gather_planes(MPI_COMM_WORLD, interior, b->k0 - 1, b->nz, (size_t)p->size[0] * p->size[1],
-                           p->size[2]);
+                           p->size[2], MPI_DOUBLE, sizeof(double));
 }
 
 void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_block *b,
