@@ -1,0 +1,115 @@
+/* ising.h: 3D Edwards-Anderson spin glass, Metropolis dynamics, checkerboard and sliced
+ * layouts over a z-decomposition. Bernaschi et al. Sec. 3.1, Figs. 3-5
+ * (`../shared/seeds/000_f40b0347fa5f33fd.txt`); the sliced layout after Lulli, Bernaschi,
+ * Parisi, CPC 2015 (arXiv 1411.0127). Parameters, the block geometry every variant shares,
+ * and the variant contract (the same contract as laplace.h). See README.md here. */
+#ifndef ISING_H
+#define ISING_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kit/halo.h"
+#include "kit/options.h"
+#include "kit/runtime.h"
+#include "lattice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/* Every problem parameter, with the common run flags (run.iters is the sweep count). */
+typedef struct ising_params {
+  kit_run run;
+  int size[3];        /* LX, LY, LZ (--size), every side even */
+  double p;           /* probability of an antiferromagnetic bond J = -1 (--p) */
+  double temp;        /* temperature T (--temp) */
+  int samples;        /* independent disorder samples run together (--samples) */
+  const char *layout; /* "sliced" or "checkerboard" (--layout) */
+  const char *init;   /* "random" or "up" (--init) */
+  int mattis;         /* couplings J_ij = e_i e_j (--mattis) */
+  const char *dump;   /* --dump FILE: final spins as int8, x fastest, sample after sample */
+  double w[3];        /* exp(-dE/T) for dE = 4, 8, 12, computed once on the host */
+} ising_params;
+
+
+/* The slab of global planes [k0, k0 + n); sizes must already be valid for the layout. */
+ising_block ising_block_make(const ising_params *p, int k0, int n);
+/* The plain values a kernel needs (lattice.h). */
+ising_rules ising_rules_of(const ising_params *p);
+int ising_layout_of(const char *name);
+/* Planes of the whole lattice along the decomposition direction, and the unit a rank's
+ * share is counted in (sliced slabs hold whole pairs of slices, so each boundary is
+ * one-coloured and every half-sweep exchanges one way: Bernaschi Fig. 5). */
+int ising_global_planes(const ising_params *p);
+int ising_plane_granule(const ising_params *p);
+
+/* Initial spins of local planes 0..n+1 (ghosts from global indices, so no exchange is
+ * needed before the first sweep) and couplings of planes 1..n, with `threads` threads. */
+void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8_t *coupling, int threads);
+/* Planes first, first + step, ..., count of them (the sliced layout updates every other
+ * slice). */
+typedef struct ising_planes { int first, count, step; } ising_planes;
+/* One half-sweep of colour c over the given local planes with `threads` OpenMP threads;
+ * `sweep` is the global sweep index t. */
+void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin, const uint8_t *coupling,
+                      int colour, uint32_t sweep, ising_planes planes, int threads);
+
+/* A half-sweep of colour c: the planes whose changed part a neighbour needs (boundary,
+ * updated first), the rest (bulk), and the exchange after it: which local plane goes to /
+ * comes from each side (-1: nothing on that side), always part `part` of that plane. */
+typedef struct ising_plan {
+  ising_planes boundary, bulk;
+  int send_plane[2], recv_plane[2], part;
+} ising_plan;
+ising_plan ising_make_plan(const ising_block *b, int colour);
+
+/* The slab's interior (local planes 1..n) in logical order per plane of every sample is not
+ * contiguous, so variants return it in layout order; this converts a whole lattice in layout
+ * order (nplanes planes, as gathered) into logical order: sample after sample, site index
+ * s = x + LX (y + LY z). */
+void ising_layout_to_logical(const ising_block *whole, const int8_t *layout, int8_t *logical);
+
+/* What a variant gets from the driver. */
+typedef struct ising_ctx {
+  const ising_params *p;
+  const kit_env *env;
+  ising_block blk;
+  int nbr[2];          /* ranks below and above (periodic: never MPI_PROC_NULL) */
+  int gpus;
+  double cpu_fraction;
+} ising_ctx;
+
+/* The variant contract: the driver owns timing, verification and reporting; a variant owns
+ * its memory, streams and threads and performs whole sweeps. */
+typedef struct ising_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const ising_ctx *c);
+  void (*reset)(void *st);
+  void (*run)(void *st, int sweeps);
+  void (*fetch)(void *st, int8_t *interior); /* local planes 1..n, n * plane_stride bytes */
+  const kit_halo *(*halo)(void *st);
+  void (*teardown)(void *st);
+} ising_variant;
+
+extern const ising_variant ising_cpu;
+extern const ising_variant ising_naive;
+extern const ising_variant ising_two_stream;
+
+/* reference.c: the serial oracle on the logical lattice (no layout, no decomposition).
+ * Runs run.iters sweeps from the initial state of p, writes the final spins in logical order
+ * (samples one after another) and, for each sample, the energy after every sweep into
+ * energy[k * (iters + 1) + t] (t = 0: initial). `ferro_gauge`: run the ferromagnet (J = +1)
+ * from the gauge-transformed start e_i s_i instead (the Mattis check). Returns the largest
+ * difference between the energy tracked incrementally and recomputed from scratch. */
+long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins, long long *energy, int threads);
+/* Energy sum -sum_bonds J s_i s_j and magnetisation sum s_i of one sample in logical order. */
+long long ising_energy(const ising_params *p, int sample, const int8_t *spins);
+long long ising_magnetisation(const ising_params *p, const int8_t *spins);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

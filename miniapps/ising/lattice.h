@@ -1,0 +1,202 @@
+/* lattice.h: the physics and the random-number contract of one Metropolis update,
+ * written once for C and CUDA (kit/hd.h): the oracle, the cpu variant and every GPU kernel
+ * call these functions, so a flip decision cannot differ between them. Bernaschi et al.
+ * Sec. 3.1; the contract below is issue 3's, also stated in README.md.
+ *
+ * Philox4x32-10, key = (low 32 bits of --seed, sample), u = word * 2^-32, logical site
+ * s = x + LX (y + LY z):
+ *   bond s -> +d neighbour (d = 0, 1, 2 for x, y, z): counter (s, d, 0, 1) word 0, J = -1 if u < p
+ *   initial spin (--init random):                    counter (s, 0, 0, 2) word 0, -1 if u < 0.5
+ *   Metropolis number, colour c, sweep t, h = s >> 1: counter (h >> 2, t, c, 3) word h & 3
+ *   Mattis gauge sign e_s (--mattis, J_ij = e_i e_j): counter (s, 0, 0, 4) word 0, -1 if u < 0.5 */
+#ifndef ISING_LATTICE_H
+#define ISING_LATTICE_H
+#include <stdint.h>
+
+#include "kit/hd.h"
+#include "kit/philox.h"
+
+#include <stddef.h>
+
+enum { ISING_CHECKERBOARD = 0, ISING_SLICED = 1 };
+
+/* One rank's slab of the lattice in a layout. The lattice is cut into `nplanes` planes
+ * along the decomposition direction: z-planes for checkerboard, diagonal slices for
+ * sliced. A plane is stored as `parts` consecutive parts (checkerboard: colour 0 then
+ * colour 1; sliced: one, the plane's single colour), each part holding every sample's
+ * `part_sites` sites one sample after another, so that the part a half-sweep changes travels
+ * as one contiguous MPI message for all samples. A part of one sample is `rows` rows of
+ * `width` sites: checkerboard rows are y (width LX/2, the sites of the part's colour),
+ * sliced rows are (y, q) pairs (width LX). The slab holds global planes [k0, k0 + n) as
+ * local planes 1..n, with a ghost plane on each side (local 0 and n + 1, periodic).
+ * Couplings are stored for local planes 1..n only, at the spin's position. */
+typedef struct ising_block {
+  int layout;          /* ISING_CHECKERBOARD or ISING_SLICED */
+  int L[3];            /* LX, LY, LZ */
+  int m;               /* number of diagonal slices, gcd(LX, LY, LZ) */
+  int nplanes;         /* planes of the whole lattice: LZ or m */
+  int k0, n;           /* first global plane of the slab and the number of planes */
+  int samples;
+  int parts;           /* 2 (checkerboard) or 1 (sliced) */
+  int rows, width;     /* a part of one sample: rows x width sites */
+  size_t part_sites;   /* rows * width */
+  size_t part_stride;  /* bytes of one part, all samples: samples * part_sites */
+  size_t plane_stride; /* bytes of one plane: parts * part_stride */
+} ising_block;
+
+static inline KIT_HD size_t ising_part_offset(const ising_block *b, int local_plane, int part) {
+  return (size_t)local_plane * b->plane_stride + (size_t)part * b->part_stride;
+}
+
+/* Global plane of local plane l (ghosts wrap around: the lattice is periodic). */
+static inline KIT_HD int ising_global_plane(const ising_block *b, int l) {
+  return ((b->k0 + l - 1) % b->nplanes + b->nplanes) % b->nplanes;
+}
+
+/* What an update needs to know, as plain values a kernel can take by value. */
+typedef struct ising_rules {
+  int L[3];
+  uint32_t seed;  /* low 32 bits of --seed */
+  double p;       /* probability of J = -1 */
+  int mattis;     /* J_ij = e_i e_j instead of drawn bonds */
+  int init_up;    /* --init up */
+  double w[3];    /* exp(-dE/T) for dE = 4, 8, 12 */
+} ising_rules;
+
+static inline KIT_HD uint32_t ising_site(const ising_rules *r, int x, int y, int z) {
+  return (uint32_t)x + (uint32_t)r->L[0] * ((uint32_t)y + (uint32_t)r->L[1] * (uint32_t)z);
+}
+
+static inline KIT_HD double ising_u(const ising_rules *r, int sample, uint32_t c0, uint32_t c1, uint32_t c2,
+                                    uint32_t c3, int word) {
+  return kit_philox_uniform(r->seed, (uint32_t)sample, c0, c1, c2, c3, word);
+}
+
+/* Mattis gauge sign of site s: +1 or -1. */
+static inline KIT_HD int ising_gauge(const ising_rules *r, int sample, uint32_t s) {
+  return ising_u(r, sample, s, 0, 0, 4, 0) < 0.5 ? -1 : 1;
+}
+
+/* 1 if the bond from (x,y,z) to its +d neighbour (periodic) has J = -1. */
+static inline KIT_HD int ising_bond_negative(const ising_rules *r, int sample, int x, int y, int z, int d) {
+  const uint32_t s = ising_site(r, x, y, z);
+  if (r->mattis) {
+    int q[3] = {x, y, z};
+    q[d] = q[d] + 1 == r->L[d] ? 0 : q[d] + 1;
+    return ising_gauge(r, sample, s) * ising_gauge(r, sample, ising_site(r, q[0], q[1], q[2])) < 0;
+  }
+  return ising_u(r, sample, s, (uint32_t)d, 0, 1, 0) < r->p;
+}
+
+/* The six couplings of a site in one byte: bit d (0..2) is the bond to the +d neighbour,
+ * bit 3 + d the bond to the -d neighbour (that neighbour's +d bond); a set bit means J = -1.
+ * Each bond is stored at both its ends, so an update reads one byte, not six. */
+static inline KIT_HD uint8_t ising_coupling_byte(const ising_rules *r, int sample, int x, int y, int z) {
+  unsigned b = 0;
+  for (int d = 0; d < 3; ++d) {
+    int q[3] = {x, y, z};
+    q[d] = q[d] == 0 ? r->L[d] - 1 : q[d] - 1;
+    b |= (unsigned)ising_bond_negative(r, sample, x, y, z, d) << d;
+    b |= (unsigned)ising_bond_negative(r, sample, q[0], q[1], q[2], d) << (3 + d);
+  }
+  return (uint8_t)b;
+}
+
+static inline KIT_HD int8_t ising_initial_spin(const ising_rules *r, int sample, uint32_t s) {
+  if (r->init_up) return 1;
+  return ising_u(r, sample, s, 0, 0, 2, 0) < 0.5 ? -1 : 1;
+}
+
+/* Local field h = sum_j J_ij s_j, neighbours in the order +x +y +z -x -y -z. */
+static inline KIT_HD int ising_field(uint8_t j, int xp, int yp, int zp, int xm, int ym, int zm) {
+  return (1 - 2 * (int)(j & 1)) * xp + (1 - 2 * (int)((j >> 1) & 1)) * yp + (1 - 2 * (int)((j >> 2) & 1)) * zp +
+         (1 - 2 * (int)((j >> 3) & 1)) * xm + (1 - 2 * (int)((j >> 4) & 1)) * ym + (1 - 2 * (int)((j >> 5) & 1)) * zm;
+}
+
+/* One Metropolis update of spin `spin` at logical site s (colour c, sweep t) in field h:
+ * dE = 2 s h; flip if dE <= 0, else flip if u < exp(-dE/T). The random number is drawn
+ * only when it decides, as every implementation does. */
+static inline KIT_HD int8_t ising_metropolis(const ising_rules *r, int sample, uint32_t s, int colour, uint32_t t,
+                                             int8_t spin, int h) {
+  const int dE = 2 * spin * h;
+  if (dE <= 0) return (int8_t)-spin;
+  const uint32_t half = s >> 1;
+  const double u = ising_u(r, sample, half >> 2, t, (uint32_t)colour, 3, (int)(half & 3));
+  return u < r->w[dE / 4 - 1] ? (int8_t)-spin : spin;
+}
+
+/* --- the sliced layout (Lulli et al. Sec. II; README.md has the figure) ----------------
+ * Slice w in [0, m), m = gcd(LX, LY, LZ), holds the sites with (x + y + z) mod m = w. As m is
+ * even, a slice has one colour, w mod 2, and all six neighbours of a site in slice w lie in
+ * slices w + 1 (the +x, +y, +z ones) and w - 1 (mod m). Within a slice a site sits at
+ * (x, y, q), q = z div m, index x + LX (y + LY q). For a cube m = L and slices are L x L. */
+static inline KIT_HD int ising_slice_z(int m, int w, int x, int y, int q) {
+  const int z0 = ((w - x - y) % m + m) % m;
+  return z0 + m * q;
+}
+
+/* Logical coordinates of the site at (row, i) of part `part` of global plane g. */
+static inline KIT_HD void ising_coords(const ising_block *b, int g, int part, int row, int i, int *x, int *y, int *z) {
+  if (b->layout == ISING_SLICED) {
+    *x = i;
+    *y = row % b->L[1];
+    *z = ising_slice_z(b->m, g, i, *y, row / b->L[1]);
+  } else {
+    *y = row;
+    *z = g;
+    *x = 2 * i + ((part + row + g) & 1); /* the part's colour fixes the parity of x */
+  }
+}
+
+/* One Metropolis update of the site at (row, i) of sample k in local plane l, colour c,
+ * sweep t: spins of planes l - 1..l + 1, the site's coupling byte at its own position
+ * (couplings start at local plane 1). The one place the two layouts' neighbour addressing
+ * is written; the host sweep and the GPU kernel both call it.
+ * Checkerboard: the x and y neighbours are in the other colour's part of the same z-plane,
+ * the z ones in that part of the planes above and below.
+ * Sliced: the +x, +y, +z neighbours are in the slice above, the -x, -y, -z ones in the
+ * slice below, at the same (x, y, q) shifted by one; the z-neighbour moves to the next q
+ * where z crosses a multiple of m. */
+static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_block *b, int8_t *spin,
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int i) {
+  const int LX = b->L[0], LY = b->L[1], g = ising_global_plane(b, l);
+  const size_t ks = (size_t)k * b->part_sites;
+  int x, y, z;
+  ising_coords(b, g, c, row, i, &x, &y, &z);
+  if (b->layout == ISING_SLICED) {
+    const int m = b->m, Q = b->L[2] / m, q = row / LY, z0 = z - m * q;
+    const int8_t *above = spin + ising_part_offset(b, l + 1, 0) + ks;
+    const int8_t *below = spin + ising_part_offset(b, l - 1, 0) + ks;
+    const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
+    const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
+    const int qzp = z0 == m - 1 ? (q + 1 == Q ? 0 : q + 1) : q, qzm = z0 == 0 ? (q == 0 ? Q - 1 : q - 1) : q;
+    const size_t r0 = (size_t)LX * row, at = ising_part_offset(b, l, 0) + ks + r0 + x;
+    const int h = ising_field(coupling[at - b->plane_stride], above[r0 + xp], above[(size_t)LX * (yp + (size_t)LY * q) + x],
+                              above[(size_t)LX * (y + (size_t)LY * qzp) + x], below[r0 + xm],
+                              below[(size_t)LX * (ym + (size_t)LY * q) + x], below[(size_t)LX * (y + (size_t)LY * qzm) + x]);
+    spin[at] = ising_metropolis(r, k, ising_site(r, x, y, z), c, t, spin[at], h);
+  } else {
+    const int HX = LX / 2;
+    const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
+    const int8_t *above = spin + ising_part_offset(b, l + 1, 1 - c) + ks + (size_t)y * HX;
+    const int8_t *below = spin + ising_part_offset(b, l - 1, 1 - c) + ks + (size_t)y * HX;
+    const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
+    const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
+    const size_t at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + i;
+    const int h = ising_field(coupling[at - b->plane_stride], other[(size_t)y * HX + (xp >> 1)], other[(size_t)yp * HX + i],
+                              above[i], other[(size_t)y * HX + (xm >> 1)], other[(size_t)ym * HX + i], below[i]);
+    spin[at] = ising_metropolis(r, k, ising_site(r, x, y, z), c, t, spin[at], h);
+  }
+}
+
+/* The initial spin and coupling byte of one position of local plane l (couplings only for
+ * l in 1..n). */
+static inline KIT_HD void ising_fill_site(const ising_rules *r, const ising_block *b, int8_t *spin, uint8_t *coupling,
+                                          int l, int part, int k, int row, int i) {
+  int x, y, z;
+  ising_coords(b, ising_global_plane(b, l), part, row, i, &x, &y, &z);
+  const size_t at = ising_part_offset(b, l, part) + (size_t)k * b->part_sites + (size_t)row * b->width + i;
+  spin[at] = ising_initial_spin(r, k, ising_site(r, x, y, z));
+  if (l >= 1 && l <= b->n) coupling[at - b->plane_stride] = ising_coupling_byte(r, k, x, y, z);
+}
+#endif

@@ -1,0 +1,236 @@
+/* main.c: the ising driver. Parse, set up, warm up, profile, time, verify, report; the
+ * variants (cpu.c naive.c two_stream.c) do the sweeps. Bernaschi et al. Sec. 3.1; see
+ * README.md in this folder.
+ *   build/bin/ising --variant list
+ *   mpiexec -n 2 build/bin/ising --variant cpu --size 32 --sweeps 20 --layout checkerboard */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ising.h"
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/driver.h"
+#include "kit/report.h"
+#include "kit/slab.h"
+#include "verify.h"
+
+/* Bytes one flip attempt must move: read and write the spin, read its coupling byte, and
+ * read the other colour's spins once per half-sweep (each is a neighbour of six sites of
+ * the colour being updated, loaded once when caches hold the planes around it). */
+#define ISING_BYTES_PER_FLIP 4.0
+
+static const ising_variant *const variants[] = {
+    &ising_cpu,
+};
+/* Every variant name of the kit's contract; those not in `variants` exit 77. */
+static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
+static const char *const gpu_built[] = {"(none yet)"};
+
+static const ising_variant *find_variant(const char *name) {
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
+    if (strcmp(variants[i]->name, name) == 0) return variants[i];
+  return NULL;
+}
+
+static int in_list(const char *name, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (strcmp(list[i], name) == 0) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+
+  ising_params p;
+  memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.run.iters = 20;
+  p.size[0] = p.size[1] = p.size[2] = 32;
+  p.p = 0.5;
+  p.temp = 1.0;
+  p.samples = 1;
+  p.layout = "sliced";
+  p.init = "random";
+  int p_given = 0;
+  kit_option opts[KIT_RUN_NOPTS + 12];
+  int n = kit_run_options(&p.run, opts);
+  const kit_option app_opts[] = {
+      {"size", KIT_OPT_CUSTOM, p.size, "L|LX,LY,LZ", "lattice sides, each even (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
+      {"sweeps", KIT_OPT_INT, &p.run.iters, "N", "Metropolis sweeps per repetition (the same as --iters)", 0, 1e9, 0, NULL, NULL, NULL},
+      {"temp", KIT_OPT_DOUBLE, &p.temp, "T", "temperature", 1e-3, 1e6, 0, NULL, NULL, NULL},
+      {"p", KIT_OPT_DOUBLE, &p.p, "P", "probability of an antiferromagnetic bond J = -1 (0: ferromagnet)", 0, 1, 0, NULL, NULL, &p_given},
+      {"samples", KIT_OPT_INT, &p.samples, "S", "independent disorder samples run together", 1, 65536, 0, NULL, NULL, NULL},
+      {"layout", KIT_OPT_STRING, &p.layout, "KIND", "memory layout and decomposition", 1, 0, 0, "sliced|checkerboard", NULL, NULL},
+      {"init", KIT_OPT_STRING, &p.init, "KIND", "initial spins", 1, 0, 0, "random|up", NULL, NULL},
+      {"mattis", KIT_OPT_FLAG, &p.mattis, NULL, "Mattis couplings J_ij = e_i e_j, checked against the gauge-transformed ferromagnet", 1, 0, 1, NULL, NULL, NULL},
+      {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final spins as int8, x fastest, sample after sample", 1, 0, 0, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
+  opts[n].type = KIT_OPT_END;
+
+  char err[512];
+  const int prc = kit_parse(argc, argv, opts, err, sizeof err);
+  if (prc == KIT_PARSE_ERROR) return kit_finalize(kit_usage_error(&env, "%s", err));
+  if (prc == KIT_PARSE_HELP) {
+    if (env.rank == 0)
+      kit_print_help(stdout, "ising",
+                     "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout on a z-decomposition",
+                     opts);
+    return kit_finalize(0);
+  }
+  if (strcmp(p.run.variant, "list") == 0) {
+    if (env.rank == 0)
+      for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i) {
+        const ising_variant *v = find_variant(all_names[i]);
+        printf("%-14s %s\n", all_names[i],
+               v ? v->summary
+                 : in_list(all_names[i], gpu_built, sizeof gpu_built / sizeof *gpu_built) ? "(not built: no CUDA toolkit)"
+                                                                                            : "(not implemented yet)");
+      }
+    return kit_finalize(0);
+  }
+
+  /* Rules that need no allocation: exit 2 with one line. */
+  const char *vn = p.run.variant;
+  if (!in_list(vn, all_names, sizeof all_names / sizeof *all_names))
+    return kit_finalize(kit_usage_error(&env, "ising: --variant: unknown variant '%s' (see --variant list)", vn));
+  for (int d = 0; d < 3; ++d)
+    if (p.size[d] % 2 != 0 || p.size[d] < 2)
+      return kit_finalize(kit_usage_error(&env,
+          "ising: --size: every side must be even and at least 2 (two colours along each periodic axis); got %d,%d,%d",
+          p.size[0], p.size[1], p.size[2]));
+  if ((double)p.size[0] * p.size[1] * p.size[2] > 4294967296.0)
+    return kit_finalize(kit_usage_error(&env, "ising: --size: more than 2^32 sites (the site index is a 32-bit random-number counter)"));
+  if (p.mattis && p_given)
+    return kit_finalize(kit_usage_error(&env, "ising: --p does not apply with --mattis (the couplings are e_i e_j)"));
+  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "ising: --cpu-fraction applies only to --variant hybrid"));
+  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
+    return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
+  if (p.run.checkpoint || p.run.restart || p.run.checkpoint_every > 0)
+    return kit_finalize(kit_usage_error(&env, "ising: --checkpoint and --restart are not supported by this app"));
+  const int planes = ising_global_planes(&p), granule = ising_plane_granule(&p);
+  if (planes / granule < env.nranks) {
+    if (granule == 2)
+      return kit_finalize(kit_usage_error(&env,
+          "ising: --layout sliced: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in pairs "
+          "over at most %d rank(s), not %d (use --layout checkerboard or sides with a larger common divisor)",
+          p.size[0], p.size[1], p.size[2], planes, planes / 2, env.nranks));
+    return kit_finalize(kit_usage_error(&env,
+        "ising: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)", planes,
+        env.nranks));
+  }
+  {
+    const ising_block probe = ising_block_make(&p, 0, 1);
+    if ((double)probe.part_stride > 2147483647.0)
+      return kit_finalize(kit_usage_error(&env, "ising: --size/--samples: one plane part of %.0f bytes is too large for one MPI message",
+                                          (double)probe.part_stride));
+  }
+  const ising_variant *v = find_variant(vn);
+  if (!v) {
+    const int built_elsewhere = in_list(vn, gpu_built, sizeof gpu_built / sizeof *gpu_built);
+    return kit_finalize(kit_skip(&env, "ising", vn, built_elsewhere ? "built without CUDA" : "not implemented yet"));
+  }
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "ising", vn, "no CUDA device"));
+  if (kit_check_output_file(&env, "ising", "--dump", p.dump) || kit_check_output_file(&env, "ising", "--json", p.run.json) ||
+      kit_check_output_file(&env, "ising", "--trace", p.run.trace))
+    return kit_finalize(KIT_EXIT_USAGE);
+
+  /* exp(-dE/T) once, in double, on the host: every implementation uses these three. */
+  for (int i = 0; i < 3; ++i) p.w[i] = exp(-4.0 * (i + 1) / p.temp);
+
+  int gpus_total = 0;
+  if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
+  }
+
+  /* This rank's slab: whole granules (pairs of slices for sliced). */
+  const kit_block part = kit_block_split(planes / granule, env.nranks, env.rank);
+  ising_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.p = &p;
+  ctx.env = &env;
+  ctx.blk = ising_block_make(&p, part.begin * granule, part.count * granule);
+  ctx.nbr[KIT_DOWN] = (env.rank + env.nranks - 1) % env.nranks; /* periodic in z */
+  ctx.nbr[KIT_UP] = (env.rank + 1) % env.nranks;
+  ctx.gpus = v->needs_gpu ? 1 : 0;
+  ctx.cpu_fraction = -1.0;
+
+  /* Refuse what cannot fit: spins with ghosts and couplings on every rank (and on the GPU);
+   * on rank 0 the gathered lattice twice, the oracle's spins and bonds (and the Mattis
+   * ferromagnet's) when verifying. */
+  {
+    const double slab = (double)ctx.blk.plane_stride * (2.0 * ctx.blk.n + 2.0);
+    const double lattice = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
+    double host = slab + slab / 2;
+    if (env.rank == 0) host += 2.0 * lattice + (p.run.verify ? (p.mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p.samples : 0.0);
+    const int rc = kit_check_memory(&env, "ising", host, v->needs_gpu ? slab : 0.0, v->needs_gpu ? 1 : 0);
+    if (rc) return kit_finalize(rc);
+  }
+
+  const double host_bw = v->needs_gpu ? 0.0 : kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+
+  void *st = v->setup(&ctx);
+  const kit_halo *h = v->halo(st);
+  kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+
+  kit_report rep;
+  kit_report_init(&rep, "ising", v->name);
+  kit_json *pj = &rep.params;
+  kit_json_int(pj, "lx", p.size[0]);
+  kit_json_int(pj, "ly", p.size[1]);
+  kit_json_int(pj, "lz", p.size[2]);
+  kit_json_string(pj, "layout", p.layout);
+  kit_json_int(pj, "planes", planes);
+  kit_json_number(pj, "p", p.p);
+  kit_json_number(pj, "temp", p.temp);
+  kit_json_int(pj, "samples", p.samples);
+  kit_json_string(pj, "init", p.init);
+  kit_json_bool(pj, "mattis", p.mattis);
+  kit_json_int(pj, "sweeps", p.run.iters);
+  kit_json_int(pj, "warmup", p.run.warmup);
+  kit_json_int(pj, "reps", p.run.reps);
+  {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p.run.seed);
+    kit_json_raw(pj, "seed", seed);
+  }
+  kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_end_object(pj);
+
+  const double attempts = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
+  const double ceiling = v->needs_gpu ? dev_bw * gpus_total : host_bw;
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, -1.0);
+  const double ps = timing.time.median / (attempts * p.run.iters) * 1e12;
+  kit_report_fom(&rep, "ps/flip", "ps per flip attempt", ps);
+  kit_report_result(&rep, "flips_per_ns", 1000.0 / ps, "attempts/ns");
+  kit_report_bandwidth(&rep, ISING_BYTES_PER_FLIP * attempts, p.run.iters, ceiling,
+                       v->needs_gpu ? "device triad x GPUs" : "host triad x nodes");
+  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                      (double)p.run.reps * p.run.iters);
+
+  /* Observables, verification and --dump work on the final lattice of the last repetition. */
+  int8_t *interior = kit_malloc((size_t)ctx.blk.n * ctx.blk.plane_stride, "result");
+  v->fetch(st, interior);
+  int8_t *logical = ising_gather_logical(&p, &ctx.blk, interior);
+  free(interior);
+  const double m_mean = ising_observables(&p, &env, logical, &rep);
+  if (p.run.verify) ising_verify(&p, &env, logical, m_mean, &rep);
+  if (p.dump && env.rank == 0) {
+    FILE *f = fopen(p.dump, "wb");
+    const size_t bytes = (size_t)attempts;
+    if (!f || fwrite(logical, 1, bytes, f) != bytes || fclose(f) != 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump '%s': write failed", p.dump);
+  }
+  free(logical);
+
+  const int code = kit_report_finish(&rep, &env, p.run.json);
+  kit_report_free(&rep);
+  v->teardown(st);
+  return kit_finalize(code);
+}
