@@ -47,9 +47,6 @@ int ising_plane_granule(const ising_params *p);
 /* Initial spins of local planes 0..n+1 (ghosts from global indices, so no exchange is
  * needed before the first sweep) and couplings of planes 1..n, with `threads` threads. */
 void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8_t *coupling, int threads);
-/* Planes first, first + step, ..., count of them (the sliced layout updates every other
- * slice). */
-typedef struct ising_planes { int first, count, step; } ising_planes;
 /* One half-sweep of colour c over the given local planes with `threads` OpenMP threads;
  * `sweep` is the global sweep index t. */
 void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin, const uint8_t *coupling,

@@ -44,6 +44,10 @@ typedef struct ising_block {
   size_t plane_stride; /* bytes of one plane: parts * part_stride */
 } ising_block;
 
+/* Local planes first, first + step, ..., count of them (the sliced layout updates every
+ * other slice). */
+typedef struct ising_planes { int first, count, step; } ising_planes;
+
 static inline KIT_HD size_t ising_part_offset(const ising_block *b, int local_plane, int part) {
   return (size_t)local_plane * b->plane_stride + (size_t)part * b->part_stride;
 }

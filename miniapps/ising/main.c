@@ -23,10 +23,13 @@
 
 static const ising_variant *const variants[] = {
     &ising_cpu,
+#ifdef KIT_HAVE_CUDA
+    &ising_naive, &ising_two_stream,
+#endif
 };
 /* Every variant name of the kit's contract; those not in `variants` exit 77. */
 static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
-static const char *const gpu_built[] = {"(none yet)"};
+static const char *const gpu_built[] = {"naive", "two-stream"};
 
 static const ising_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)

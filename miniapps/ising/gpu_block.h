@@ -1,0 +1,28 @@
+/* gpu_block.h: an ising slab resident on one GPU, shared by the GPU variants: spins with
+ * ghost planes, couplings, the initial state built on the device by the same per-site
+ * function as on the host, and the device address of a plane part. Host C on the CUDA
+ * runtime API. */
+#ifndef ISING_GPU_BLOCK_H
+#define ISING_GPU_BLOCK_H
+#include <cuda_runtime_api.h>
+
+#include "ising.h"
+
+typedef struct ising_dev_block {
+  ising_block blk;
+  ising_rules rules;
+  int device;
+  int8_t *spin;      /* local planes 0..n+1 */
+  uint8_t *coupling; /* local planes 1..n */
+} ising_dev_block;
+
+void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device);
+/* Back to the initial state (the fill kernel again; synchronous). */
+void ising_dev_block_reset(ising_dev_block *d);
+/* Local planes 1..n into out (n * plane_stride bytes). */
+void ising_dev_block_fetch(const ising_dev_block *d, int8_t *out);
+void ising_dev_block_free(ising_dev_block *d);
+static inline int8_t *ising_dev_part(const ising_dev_block *d, int local_plane, int part) {
+  return d->spin + ising_part_offset(&d->blk, local_plane, part);
+}
+#endif
