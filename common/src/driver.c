@@ -128,6 +128,32 @@ static double timed_steps(void *state, kit_step_fn step, int steps) {
   return all;
 }
 
+double kit_median_time(void *state, kit_step_fn step, int steps) {
+  step(state, steps);
+  double t[5];
+  for (int r = 0; r < 5; ++r) {
+    KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    const double t0 = kit_now();
+    step(state, steps);
+    double mine = kit_now() - t0;
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  }
+  return kit_stats_of(t, 5).median;
+}
+
+int kit_mt_gpus(const kit_env *env, const char *app, int requested, int max) {
+  int n = requested > 0 ? requested : env->gpus_visible;
+  if (n > max) n = max;
+  int lo = 0, hi = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  if (lo != hi) {
+    kit_usage_error(env, "%s: ranks see different GPU counts; give --gpus N", app);
+    return -1;
+  }
+  return n;
+}
+
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks) {
   kit_timing t;

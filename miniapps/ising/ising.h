@@ -91,9 +91,14 @@ typedef struct ising_variant {
   void (*teardown)(void *st);
 } ising_variant;
 
+/* Most GPUs (sub-slabs) one multi-thread process drives. */
+#define ISING_MT_MAX_GPUS 16
+
 extern const ising_variant ising_cpu;
 extern const ising_variant ising_naive;
 extern const ising_variant ising_two_stream;
+extern const ising_variant ising_multi_thread;
+extern const ising_variant ising_hybrid;
 
 /* reference.c: the serial oracle on the logical lattice (no layout, no decomposition).
  * Runs run.iters sweeps from the initial state of p, writes the final spins in logical order

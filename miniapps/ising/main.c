@@ -1,5 +1,5 @@
 /* main.c: the ising driver. Parse, set up, warm up, profile, time, verify, report; the
- * variants (cpu.c naive.c two_stream.c) do the sweeps. Bernaschi et al. Sec. 3.1; see
+ * variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do the sweeps. Bernaschi et al. Sec. 3.1; see
  * README.md in this folder.
  *   build/bin/ising --variant list
  *   mpiexec -n 2 build/bin/ising --variant cpu --size 32 --sweeps 20 --layout checkerboard */
@@ -12,6 +12,7 @@
 #include "kit/ceiling.h"
 #include "kit/check.h"
 #include "kit/driver.h"
+#include "kit/hybrid.h"
 #include "kit/report.h"
 #include "kit/slab.h"
 #include "verify.h"
@@ -24,17 +25,32 @@
 static const ising_variant *const variants[] = {
     &ising_cpu,
 #ifdef KIT_HAVE_CUDA
-    &ising_naive, &ising_two_stream,
+    &ising_naive, &ising_two_stream, &ising_multi_thread, &ising_hybrid,
 #endif
 };
 /* Every variant name of the kit's contract; those not in `variants` exit 77. */
 static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
-static const char *const gpu_built[] = {"naive", "two-stream"};
+static const char *const gpu_built[] = {"naive", "two-stream", "multi-thread", "hybrid"};
 
 static const ising_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
+}
+
+/* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
+static double calibrate(const ising_variant *v, const ising_ctx *ctx, int steps) {
+  void *st = v->setup(ctx);
+  const double t = kit_median_time(st, v->run, steps);
+  v->teardown(st);
+  return t;
+}
+
+/* CPU planes summed over ranks for a share f (whole granules per rank). */
+static int cpu_planes_total(const ising_block *b, int granule, double f) {
+  int mine = kit_cpu_planes(b->n / granule, f) * granule, all = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return all;
 }
 
 static int in_list(const char *name, const char *const *list, size_t n) {
@@ -115,6 +131,9 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
   if (p.run.checkpoint || p.run.restart || p.run.checkpoint_every > 0)
     return kit_finalize(kit_usage_error(&env, "ising: --checkpoint and --restart are not supported by this app"));
+  if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > ISING_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "ising: --gpus: multi-thread drives at most %d GPUs per process",
+                                        ISING_MT_MAX_GPUS));
   const int planes = ising_global_planes(&p), granule = ising_plane_granule(&p);
   if (planes / granule < env.nranks) {
     if (granule == 2)
@@ -145,9 +164,23 @@ int main(int argc, char **argv) {
   /* exp(-dE/T) once, in double, on the host: every implementation uses these three. */
   for (int i = 0; i < 3; ++i) p.w[i] = exp(-4.0 * (i + 1) / p.temp);
 
-  int gpus_total = 0;
-  if (v->needs_gpu) {
+  /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
+  int gpus_per_rank = 0, gpus_total = 0;
+  if (v == find_variant("multi-thread")) {
+    gpus_per_rank = kit_mt_gpus(&env, "ising", p.run.gpus, ISING_MT_MAX_GPUS);
+    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+    if (planes / granule < env.nranks * gpus_per_rank)
+      return kit_finalize(kit_usage_error(&env,
+          "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes, granule,
+          env.nranks, gpus_per_rank));
+    /* The end GPUs' threads both call MPI (periodic: also on one rank). */
+    if (env.thread_level < MPI_THREAD_MULTIPLE)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
+    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
+    kit_select_device(&env, 0);
+  } else if (v->needs_gpu) {
     kit_select_device(&env, p.run.gpus);
+    gpus_per_rank = 1;
     gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
   }
 
@@ -160,7 +193,7 @@ int main(int argc, char **argv) {
   ctx.blk = ising_block_make(&p, part.begin * granule, part.count * granule);
   ctx.nbr[KIT_DOWN] = (env.rank + env.nranks - 1) % env.nranks; /* periodic in z */
   ctx.nbr[KIT_UP] = (env.rank + 1) % env.nranks;
-  ctx.gpus = v->needs_gpu ? 1 : 0;
+  ctx.gpus = gpus_per_rank;
   ctx.cpu_fraction = -1.0;
 
   /* Refuse what cannot fit: spins with ghosts and couplings on every rank (and on the GPU);
@@ -171,16 +204,43 @@ int main(int argc, char **argv) {
     const double lattice = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
     double host = slab + slab / 2;
     if (env.rank == 0) host += 2.0 * lattice + (p.run.verify ? (p.mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p.samples : 0.0);
-    const int rc = kit_check_memory(&env, "ising", host, v->needs_gpu ? slab : 0.0, v->needs_gpu ? 1 : 0);
+    const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
+    const int rc = kit_check_memory(&env, "ising", host, v->needs_gpu ? slab / (gpus_per_rank > 0 ? gpus_per_rank : 1) : 0.0,
+                                    devices);
     if (rc) return kit_finalize(rc);
   }
 
-  const double host_bw = v->needs_gpu ? 0.0 : kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  const int is_hybrid = v == find_variant("hybrid");
+  const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
   const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
 
-  void *st = v->setup(&ctx);
-  const kit_halo *h = v->halo(st);
-  kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+  /* hybrid: the CPU share. --cpu-fraction auto: Paper II's bandwidth model proposes one,
+   * and a short measurement against the GPU-only schedule (share 0, run as two-stream)
+   * decides, so the hybrid never loses to it (the same rule as laplace, docs/hybrid.md). */
+  double cpu_fraction = -1.0, model_fraction = -1.0, t_model = 0.0, t_zero = 0.0;
+  const ising_variant *exec = v;
+  if (is_hybrid) {
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
+                                             : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+    ctx.cpu_fraction = cpu_fraction;
+    if (model_fraction > 0.0 && cpu_planes_total(&ctx.blk, granule, model_fraction) > 0) {
+      const int sweeps = p.run.iters < 5 ? 5 : (p.run.iters > 20 ? 20 : p.run.iters);
+      t_model = calibrate(v, &ctx, sweeps);
+      t_zero = calibrate(find_variant("two-stream"), &ctx, sweeps);
+      ctx.cpu_fraction = cpu_fraction = t_model < t_zero ? model_fraction : 0.0;
+      kit_log(&env, "ising: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d sweeps: using %.4f",
+              model_fraction, t_model, t_zero, sweeps, cpu_fraction);
+    }
+    /* No CPU granule on any rank: that is the two-stream schedule. */
+    if (cpu_planes_total(&ctx.blk, granule, cpu_fraction) == 0) {
+      exec = find_variant("two-stream");
+      kit_log(&env, "ising: hybrid: no CPU plane on any rank: running the two-stream schedule");
+    }
+  }
+
+  void *st = exec->setup(&ctx);
+  const kit_halo *h = exec->halo(st);
+  kit_timing timing = kit_time_variant(&p.run, st, exec->run, exec->reset, h, NULL);
 
   kit_report rep;
   kit_report_init(&rep, "ising", v->name);
@@ -207,19 +267,28 @@ int main(int argc, char **argv) {
   kit_json_end_object(pj);
 
   const double attempts = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
-  const double ceiling = v->needs_gpu ? dev_bw * gpus_total : host_bw;
-  kit_report_fill_run(&rep, &env, &timing, gpus_total, -1.0);
+  const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (!v->needs_gpu || is_hybrid ? host_bw : 0.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   const double ps = timing.time.median / (attempts * p.run.iters) * 1e12;
   kit_report_fom(&rep, "ps/flip", "ps per flip attempt", ps);
   kit_report_result(&rep, "flips_per_ns", 1000.0 / ps, "attempts/ns");
   kit_report_bandwidth(&rep, ISING_BYTES_PER_FLIP * attempts, p.run.iters, ceiling,
-                       v->needs_gpu ? "device triad x GPUs" : "host triad x nodes");
+                       v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                                    : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)p.run.reps * p.run.iters);
+  if (is_hybrid) {
+    kit_report_result(&rep, "cpu_planes", cpu_planes_total(&ctx.blk, granule, cpu_fraction), "planes");
+    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
+    if (t_model > 0.0) {
+      kit_report_result(&rep, "calibration_model_s", t_model, "s");
+      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
+    }
+  }
 
   /* Observables, verification and --dump work on the final lattice of the last repetition. */
   int8_t *interior = kit_malloc((size_t)ctx.blk.n * ctx.blk.plane_stride, "result");
-  v->fetch(st, interior);
+  exec->fetch(st, interior);
   int8_t *logical = ising_gather_logical(&p, &ctx.blk, interior);
   free(interior);
   const double m_mean = ising_observables(&p, &env, logical, &rep);
@@ -234,6 +303,6 @@ int main(int argc, char **argv) {
 
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
-  v->teardown(st);
+  exec->teardown(st);
   return kit_finalize(code);
 }

@@ -38,22 +38,12 @@ static const laplace_variant *find_variant(const char *name) {
   return NULL;
 }
 
-/* Median of five timings of `steps` steps on a fresh state (after as many warm-up steps),
- * each the max over ranks: the measurement behind --cpu-fraction auto. The median, not the
- * best: a noisy CPU part can have a good best run and bad typical ones. */
+/* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
 static double calibrate(const laplace_variant *v, const laplace_ctx *ctx, int steps) {
   void *st = v->setup(ctx);
-  v->run(st, steps);
-  double t[5];
-  for (int r = 0; r < 5; ++r) {
-    KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    const double t0 = kit_now();
-    v->run(st, steps);
-    double mine = kit_now() - t0;
-    KIT_MPI_CHECK(MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  }
+  const double t = kit_median_time(st, v->run, steps);
   v->teardown(st);
-  return kit_stats_of(t, 5).median;
+  return t;
 }
 
 /* --checkpoint: between chunks of the last repetition, gather the field and write it. */
@@ -181,12 +171,8 @@ int main(int argc, char **argv) {
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
   int gpus_per_rank = 0, gpus_total = 0;
   if (v == find_variant("multi-thread")) {
-    gpus_per_rank = p.run.gpus > 0 ? p.run.gpus : env.gpus_visible;
-    if (gpus_per_rank > LAPLACE_MT_MAX_GPUS) gpus_per_rank = LAPLACE_MT_MAX_GPUS;
-    int lo = 0, hi = 0;
-    KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    KIT_MPI_CHECK(MPI_Allreduce(&gpus_per_rank, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    if (lo != hi) return kit_finalize(kit_usage_error(&env, "laplace: ranks see different GPU counts; give --gpus N"));
+    gpus_per_rank = kit_mt_gpus(&env, "laplace", p.run.gpus, LAPLACE_MT_MAX_GPUS);
+    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
     if (p.size[2] < env.nranks * gpus_per_rank)
       return kit_finalize(kit_usage_error(&env,
           "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",

@@ -61,6 +61,13 @@ int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
  * KIT_NO_MEMORY_CHECK=1 skips it (virtual machines whose memory grows on demand). */
 int kit_check_memory(const kit_env *env, const char *app, double host_bytes, double device_bytes,
                      int devices_used);
+/* Median of five timings of `steps` steps after as many untimed ones, each the max over
+ * ranks (collective): the measurement behind a hybrid's --cpu-fraction auto. The median,
+ * not the best: a noisy CPU part can have a good best run and bad typical ones. */
+double kit_median_time(void *state, kit_step_fn step, int steps);
+/* GPUs each process of a multi-thread run drives: --gpus (`requested` > 0) or every
+ * visible one, at most `max`; the same on every rank, or a usage line and -1 (collective). */
+int kit_mt_gpus(const kit_env *env, const char *app, int requested, int max);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks);
