@@ -128,6 +128,27 @@ static double timed_steps(void *state, kit_step_fn step, int steps) {
   return all;
 }
 
+const char *const kit_variant_names[KIT_NVARIANTS] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
+
+int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
+                   const char *summary, const kit_run *run, kit_describe_fn describe) {
+  char err[512];
+  const int prc = kit_parse(argc, argv, opts, err, sizeof err);
+  if (prc == KIT_PARSE_ERROR) return kit_usage_error(env, "%s", err);
+  if (prc == KIT_PARSE_HELP) {
+    if (env->rank == 0) kit_print_help(stdout, app, summary, opts);
+    return 0;
+  }
+  if (strcmp(run->variant, "list") == 0) {
+    if (env->rank == 0)
+      for (int i = 0; i < KIT_NVARIANTS; ++i) printf("%-14s %s\n", kit_variant_names[i], describe(kit_variant_names[i]));
+    return 0;
+  }
+  for (int i = 0; i < KIT_NVARIANTS; ++i)
+    if (strcmp(kit_variant_names[i], run->variant) == 0) return -1;
+  return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
+}
+
 double kit_median_time(void *state, kit_step_fn step, int steps) {
   step(state, steps);
   double t[5];

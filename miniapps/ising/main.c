@@ -28,9 +28,6 @@ static const ising_variant *const variants[] = {
     &ising_naive, &ising_two_stream, &ising_multi_thread, &ising_hybrid,
 #endif
 };
-/* Every variant name of the kit's contract; those not in `variants` exit 77. */
-static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
-static const char *const gpu_built[] = {"naive", "two-stream", "multi-thread", "hybrid"};
 
 static const ising_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
@@ -53,10 +50,10 @@ static int cpu_planes_total(const ising_block *b, int granule, double f) {
   return all;
 }
 
-static int in_list(const char *name, const char *const *list, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (strcmp(list[i], name) == 0) return 1;
-  return 0;
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
+static const char *describe(const char *name) {
+  const ising_variant *v = find_variant(name);
+  return v ? v->summary : "(not built: no CUDA toolkit)";
 }
 
 int main(int argc, char **argv) {
@@ -90,32 +87,13 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
 
-  char err[512];
-  const int prc = kit_parse(argc, argv, opts, err, sizeof err);
-  if (prc == KIT_PARSE_ERROR) return kit_finalize(kit_usage_error(&env, "%s", err));
-  if (prc == KIT_PARSE_HELP) {
-    if (env.rank == 0)
-      kit_print_help(stdout, "ising",
-                     "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout on a z-decomposition",
-                     opts);
-    return kit_finalize(0);
-  }
-  if (strcmp(p.run.variant, "list") == 0) {
-    if (env.rank == 0)
-      for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i) {
-        const ising_variant *v = find_variant(all_names[i]);
-        printf("%-14s %s\n", all_names[i],
-               v ? v->summary
-                 : in_list(all_names[i], gpu_built, sizeof gpu_built / sizeof *gpu_built) ? "(not built: no CUDA toolkit)"
-                                                                                            : "(not implemented yet)");
-      }
-    return kit_finalize(0);
-  }
+  const int front = kit_front_door(&env, argc, argv, opts, "ising",
+      "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout on a z-decomposition", &p.run,
+      describe);
+  if (front >= 0) return kit_finalize(front);
 
   /* Rules that need no allocation: exit 2 with one line. */
   const char *vn = p.run.variant;
-  if (!in_list(vn, all_names, sizeof all_names / sizeof *all_names))
-    return kit_finalize(kit_usage_error(&env, "ising: --variant: unknown variant '%s' (see --variant list)", vn));
   for (int d = 0; d < 3; ++d)
     if (p.size[d] % 2 != 0 || p.size[d] < 2)
       return kit_finalize(kit_usage_error(&env,
@@ -152,10 +130,7 @@ int main(int argc, char **argv) {
                                           (double)probe.part_stride));
   }
   const ising_variant *v = find_variant(vn);
-  if (!v) {
-    const int built_elsewhere = in_list(vn, gpu_built, sizeof gpu_built / sizeof *gpu_built);
-    return kit_finalize(kit_skip(&env, "ising", vn, built_elsewhere ? "built without CUDA" : "not implemented yet"));
-  }
+  if (!v) return kit_finalize(kit_skip(&env, "ising", vn, "built without CUDA"));
   if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "ising", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "ising", "--dump", p.dump) || kit_check_output_file(&env, "ising", "--json", p.run.json) ||
       kit_check_output_file(&env, "ising", "--trace", p.run.trace))

@@ -29,13 +29,16 @@ static const laplace_variant *const variants[] = {
     &laplace_naive, &laplace_two_stream, &laplace_multi_thread, &laplace_hybrid,
 #endif
 };
-/* Every variant name, also those a CPU-only build cannot run (they exit 77). */
-static const char *const all_names[] = {"cpu", "naive", "two-stream", "multi-thread", "hybrid"};
-
 static const laplace_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
+}
+
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
+static const char *describe(const char *name) {
+  const laplace_variant *v = find_variant(name);
+  return v ? v->summary : "(not built: no CUDA toolkit)";
 }
 
 /* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
@@ -64,12 +67,6 @@ static void write_checkpoint(void *arg, void *state, int done) {
   free(interior);
 }
 
-static int known_name(const char *name) {
-  for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i)
-    if (strcmp(all_names[i], name) == 0) return 1;
-  return 0;
-}
-
 int main(int argc, char **argv) {
   kit_env env;
   kit_init(&argc, &argv, &env);
@@ -95,29 +92,12 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
 
-  char err[512];
-  const int prc = kit_parse(argc, argv, opts, err, sizeof err);
-  if (prc == KIT_PARSE_ERROR) return kit_finalize(kit_usage_error(&env, "%s", err));
-  if (prc == KIT_PARSE_HELP) {
-    if (env.rank == 0)
-      kit_print_help(stdout, "laplace",
-                     "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
-                     opts);
-    return kit_finalize(0);
-  }
-  if (strcmp(p.run.variant, "list") == 0) {
-    if (env.rank == 0)
-      for (size_t i = 0; i < sizeof all_names / sizeof *all_names; ++i) {
-        const laplace_variant *v = find_variant(all_names[i]);
-        printf("%-14s %s\n", all_names[i], v ? v->summary : "(not built: no CUDA toolkit)");
-      }
-    return kit_finalize(0);
-  }
+  const int front = kit_front_door(&env, argc, argv, opts, "laplace",
+      "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid", &p.run, describe);
+  if (front >= 0) return kit_finalize(front);
 
   /* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line. */
   const char *vn = p.run.variant;
-  if (!known_name(vn))
-    return kit_finalize(kit_usage_error(&env, "laplace: --variant: unknown variant '%s' (see --variant list)", vn));
   if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
     return kit_finalize(kit_usage_error(&env, "laplace: --cpu-fraction applies only to --variant hybrid"));
   if (!p.p2p && strcmp(vn, "multi-thread") != 0)

@@ -45,6 +45,18 @@ typedef struct kit_timing {
   long long messages_before, bytes_before; /* halo counters when timing started */
 } kit_timing;
 
+/* The variant names of the kit's contract (DESIGN.md Sec. 3), in --variant list's order. */
+#define KIT_NVARIANTS 5
+extern const char *const kit_variant_names[KIT_NVARIANTS];
+/* What --variant list says of one variant: its summary, or why it cannot run here. */
+typedef const char *(*kit_describe_fn)(const char *variant);
+/* The front door of every app's main: parses argv against `opts`, answers --help (usage
+ * from the table) and --variant list (a line per variant: its name and describe(name)), and
+ * refuses a variant name outside the contract. Returns -1 when the run goes on, otherwise
+ * the exit code (0 after --help or the list, KIT_EXIT_USAGE after a usage line). */
+int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
+                   const char *summary, const kit_run *run, kit_describe_fn describe);
+
 /* Prints one line on rank 0 and returns KIT_EXIT_USAGE. */
 int kit_usage_error(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "<app>: variant '<v>' skipped: <why>" on rank 0 and returns KIT_EXIT_SKIP. */

@@ -1,0 +1,109 @@
+/* lbm.h: D3Q19 BGK lattice Boltzmann, 3D lid-driven cavity and plane Poiseuille flow.
+ * Risso, MSc thesis (`../shared/seeds/004_1a92fc39482716a2.txt`): the model (Sec. 2.4), the
+ * cavity (Sec. 2.5), the exchange of only the populations that cross a face (Sec. 4.2) and
+ * the inner/outer split (Sec. 4.3); validation as in Sec. 5.2 and 6.1. Parameters, the block
+ * geometry every variant shares, and the variant contract. See README.md in this folder. */
+#ifndef LBM_H
+#define LBM_H
+#include <stddef.h>
+
+#include "d3q19.h"
+#include "kit/halo.h"
+#include "kit/options.h"
+#include "kit/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every problem parameter, with the common run flags. */
+typedef struct lbm_params {
+  kit_run run;            /* --variant, --iters, --reps, ... */
+  int size[3];            /* fluid cells nx, ny, nz (--size) */
+  const char *flow;       /* "cavity" or "poiseuille" (--case) */
+  double re;              /* Reynolds number U L / nu (--re) */
+  double lid_velocity;    /* cavity: lid speed U in +x, lattice units (--lid-velocity) */
+  double peak_velocity;   /* poiseuille: analytic centre-line speed U (--peak-velocity) */
+  const char *init;       /* "rest" (rho 1, u 0) or "random" (Philox perturbation) (--init) */
+  double until_steady;    /* > 0: run until max|du| over --check-every steps < TOL * U */
+  int check_every;        /* steps between steady-state checks (--check-every) */
+  int skip_oracle;        /* --skip-oracle: no bitwise oracle run (long validation runs) */
+  const char *dump;       /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
+  const char *vtk;        /* --vtk FILE: legacy VTK image (ParaView) */
+  const char *profile;    /* --profile FILE: centre-line profiles as CSV */
+  /* Derived by lbm_derive() from the above. */
+  double nu;              /* kinematic viscosity U L / Re */
+  double tau, omega;      /* relaxation time 3 nu + 1/2 and its inverse */
+  double force[3];        /* body force per cell (Poiseuille: 8 nu U / NZ^2 in +x) */
+  double lid;             /* wall velocity behind plane NZ (cavity: U; Poiseuille: 0) */
+  double u_ref;           /* the velocity scale U */
+  int periodic_xy;        /* Poiseuille: x and y periodic */
+} lbm_params;
+
+/* Fill the derived fields of p. */
+void lbm_derive(lbm_params *p);
+
+/* Consecutive z-planes [k0, k0 + nz) (global, 1-based) of the lattice, stored with one ghost
+ * plane below and one above, as 19 arrays (structure of arrays) of (nz + 2) planes of
+ * nx * ny cells, x fastest. Local plane l is global plane k0 - 1 + l. */
+typedef struct lbm_block {
+  int nx, ny;    /* cells per row and rows per plane */
+  int k0, nz;    /* first global plane, number of planes */
+  size_t plane;  /* nx * ny */
+  size_t qs;     /* (nz + 2) * plane: doubles per population array */
+  size_t total;  /* 19 * qs: doubles per lattice */
+} lbm_block;
+
+lbm_block lbm_block_make(int nx, int ny, int k0, int nz);
+lbm_geom lbm_geom_of(const lbm_params *p, const lbm_block *b);
+
+/* Initial state (equilibrium of the initial rho, u) of every plane of b, ghosts included
+ * (computed from global indices, so no exchange is needed before step 1). */
+void lbm_fill(const lbm_params *p, const lbm_block *b, double *f);
+/* The initial density and velocity of global cell (i, j, k), k 1-based. */
+void lbm_initial_cell(const lbm_params *p, int i, int j, int k, double *rho, double *u);
+/* One update of local planes [l0, l1) from f into fn, a worksharing loop over the innermost
+ * enclosing OpenMP team (serial without one). */
+void lbm_update_rows(const lbm_params *p, const lbm_block *b, const double *f, double *fn, int l0, int l1);
+/* The same with its own team of `threads` threads. */
+void lbm_update_host(const lbm_params *p, const lbm_block *b, const double *f, double *fn, int l0, int l1,
+                     int threads);
+/* rho, ux, uy, uz of local planes [l0, l1) (streamed, not yet collided: the state at the
+ * current time), four doubles per cell, x fastest, into out. Needs current ghost planes. */
+void lbm_macroscopic(const lbm_params *p, const lbm_block *b, const double *f, int l0, int l1, double *out);
+/* The five populations of local plane l that cross a z-face upwards (up = 1) or downwards,
+ * packed into buf (5 * plane doubles), and back. */
+void lbm_pack(const lbm_block *b, const double *f, int l, int up, double *buf);
+void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf);
+
+/* What a variant gets from the driver. */
+typedef struct lbm_ctx {
+  const lbm_params *p;
+  const kit_env *env;
+  lbm_block blk;  /* this rank's slab */
+  int nbr[2];     /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+} lbm_ctx;
+
+/* The variant contract (as laplace's): the driver owns timing, verification and reporting. */
+typedef struct lbm_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const lbm_ctx *c);         /* allocate, set the initial state */
+  void (*reset)(void *st);                   /* back to the initial state (untimed) */
+  void (*run)(void *st, int steps);          /* `steps` time steps, complete on return */
+  void (*fetch)(void *st, double *macro);    /* this rank's rho, ux, uy, uz: 4 * nx*ny*nz */
+  const kit_halo *(*halo)(void *st);         /* MPI message counters */
+  void (*teardown)(void *st);
+} lbm_variant;
+
+extern const lbm_variant lbm_cpu;
+
+/* reference.c: the serial oracle on the whole domain: `steps` steps from the initial state,
+ * then rho, ux, uy, uz of every cell (4 * nx*ny*nz doubles) into out. */
+void lbm_reference(const lbm_params *p, int steps, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,270 @@
+/* main.c: the lbm driver. Parse, set up, warm up, profile, time (or run to steady state),
+ * verify, report; the variants (cpu.c, later the GPU ones) do the time steps.
+ * Risso Sec. 5.2 (validation runs) and 6.1; see README.md in this folder.
+ *   build-lbm/bin/lbm --variant list
+ *   mpiexec -n 2 build-lbm/bin/lbm --size 6,4,8 --iters 20 --init random
+ *   build-lbm/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/driver.h"
+#include "kit/ranges.h"
+#include "kit/report.h"
+#include "kit/slab.h"
+#include "kit/stats.h"
+#include "lbm.h"
+#include "verify.h"
+
+/* Bytes one cell update must move with two lattices: read 19 populations, write 19. */
+#define LBM_BYTES_PER_CELL (2.0 * LBM_Q * 8.0)
+
+static const lbm_variant *const variants[] = {&lbm_cpu};
+static const lbm_variant *find_variant(const char *name) {
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
+    if (strcmp(variants[i]->name, name) == 0) return variants[i];
+  return NULL;
+}
+
+/* --variant list: the GPU variants are not written yet (issue 4); they exit 77 as skipped. */
+static const char *describe(const char *name) {
+  const lbm_variant *v = find_variant(name);
+  return v ? v->summary : "(not written yet: issue 4)";
+}
+
+/* Runs `steps` steps and returns the time, max over ranks. */
+static double timed_run(const lbm_variant *v, void *st, int steps) {
+  KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t0 = kit_now();
+  v->run(st, steps);
+  double mine = kit_now() - t0, all = 0.0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return all;
+}
+
+/* --until-steady: one repetition in chunks of --check-every steps, until the largest change
+ * of any velocity component over a chunk is below TOL x U, or --iters steps. Only the steps
+ * are timed, not the checks between them. */
+static kit_timing run_until_steady(const lbm_params *p, const kit_env *env, const lbm_variant *v, void *st,
+                                   const lbm_block *b, const kit_halo *h, lbm_outcome *o) {
+  kit_timing t;
+  memset(&t, 0, sizeof t);
+  const size_t n = 4 * b->plane * (size_t)b->nz;
+  double *prev = kit_malloc(n * sizeof(double), "steady check"), *cur = kit_malloc(n * sizeof(double), "steady check");
+  v->fetch(st, prev);
+  t.messages_before = h->messages;
+  t.bytes_before = h->bytes;
+  double seconds = 0.0;
+  int done = 0, checks = 0;
+  o->change = INFINITY;
+  while (done < p->run.iters) {
+    const int todo = p->run.iters - done < p->check_every ? p->run.iters - done : p->check_every;
+    seconds += timed_run(v, st, todo);
+    done += todo;
+    v->fetch(st, cur);
+    double mine = 0.0;
+    for (size_t c = 0; c < n; c += 4)
+      for (int a = 1; a < 4; ++a) {
+        const double d = fabs(cur[c + a] - prev[c + a]);
+        if (!(d <= mine)) mine = d; /* NaN: the run blew up */
+      }
+    double all = 0.0;
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    o->change = all / p->u_ref;
+    double *t_ = prev;
+    prev = cur;
+    cur = t_;
+    if (++checks % 20 == 0) kit_log(env, "lbm: step %d: max|du|/U over %d steps = %.3e", done, p->check_every, o->change);
+    if (o->change < p->until_steady) {
+      o->steady_reached = 1;
+      break;
+    }
+    if (isnan(o->change)) break;
+  }
+  free(prev);
+  free(cur);
+  o->steps = done;
+  t.time = kit_stats_of(&seconds, 1);
+  t.reps = 1;
+  t.iters = done;
+  return t;
+}
+
+int main(int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+
+  lbm_params p;
+  memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.size[0] = p.size[1] = p.size[2] = 32;
+  p.flow = "cavity";
+  p.re = 0.0; /* default by case, below */
+  p.lid_velocity = 0.1;
+  p.peak_velocity = 0.05;
+  p.init = "rest";
+  p.check_every = 100;
+  int iters_given = 0, re_given = 0, lid_given = 0, peak_given = 0, steady_given = 0, every_given = 0;
+  kit_option opts[KIT_RUN_NOPTS + 16];
+  int n = kit_run_options(&p.run, opts);
+  for (int i = 0; i < n; ++i)
+    if (strcmp(opts[i].name, "iters") == 0) opts[i].given = &iters_given;
+  const kit_option app_opts[] = {
+      {"size", KIT_OPT_CUSTOM, p.size, "N|NX,NY,NZ", "fluid cells (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
+      {"case", KIT_OPT_STRING, &p.flow, "CASE", "flow: lid-driven cavity or plane Poiseuille", 1, 0, 0, "cavity|poiseuille", NULL, NULL},
+      {"re", KIT_OPT_DOUBLE, &p.re, "RE", "Reynolds number U L / nu (L: nx for the cavity, nz for Poiseuille) [cavity 100, poiseuille 10]", 1e-3, 1e6, 0, NULL, NULL, &re_given},
+      {"lid-velocity", KIT_OPT_DOUBLE, &p.lid_velocity, "U", "cavity: lid speed in +x, lattice units", 1e-6, 0.3, 0, NULL, NULL, &lid_given},
+      {"peak-velocity", KIT_OPT_DOUBLE, &p.peak_velocity, "U", "poiseuille: analytic centre-line speed, lattice units", 1e-6, 0.3, 0, NULL, NULL, &peak_given},
+      {"init", KIT_OPT_STRING, &p.init, "KIND", "initial state: rho 1 at rest, or a random perturbation", 1, 0, 0, "rest|random", NULL, NULL},
+      {"until-steady", KIT_OPT_DOUBLE, &p.until_steady, "TOL", "run until max|du| over --check-every steps < TOL x U (--iters: the cap)", 1e-15, 1.0, 0, NULL, NULL, &steady_given},
+      {"check-every", KIT_OPT_INT, &p.check_every, "N", "with --until-steady: steps between checks", 1, 1e9, 0, NULL, NULL, &every_given},
+      {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (long validation runs; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
+      {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write rho, ux, uy, uz per cell as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
+      {"vtk", KIT_OPT_STRING, &p.vtk, "FILE", "write a legacy VTK image of rho and u (ParaView)", 1, 0, 0, NULL, NULL, NULL},
+      {"profile", KIT_OPT_STRING, &p.profile, "FILE", "write the centre-line profiles (and the reference) as CSV", 1, 0, 0, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
+  opts[n].type = KIT_OPT_END;
+
+  const int front = kit_front_door(&env, argc, argv, opts, "lbm",
+      "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu "
+      "(naive two-stream multi-thread hybrid: not yet)",
+      &p.run, describe);
+  if (front >= 0) return kit_finalize(front);
+
+  /* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line. */
+  const char *vn = p.run.variant;
+  const int cavity = strcmp(p.flow, "cavity") == 0;
+  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "lbm: --cpu-fraction applies only to --variant hybrid"));
+  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
+    return kit_finalize(kit_usage_error(&env, "lbm: --gpus does not apply to --variant cpu"));
+  if (p.run.checkpoint || p.run.checkpoint_every > 0 || p.run.restart)
+    return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint, --checkpoint-every and --restart are not supported by lbm yet"));
+  if (lid_given && !cavity)
+    return kit_finalize(kit_usage_error(&env, "lbm: --lid-velocity applies only to --case cavity"));
+  if (peak_given && cavity)
+    return kit_finalize(kit_usage_error(&env, "lbm: --peak-velocity applies only to --case poiseuille"));
+  if (every_given && !steady_given)
+    return kit_finalize(kit_usage_error(&env, "lbm: --check-every applies only with --until-steady"));
+  if (p.size[2] < env.nranks)
+    return kit_finalize(kit_usage_error(&env,
+        "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p.size[2], env.nranks));
+  /* One halo message carries five populations of an xy-plane. */
+  if ((double)LBM_ZQ * p.size[0] * (double)p.size[1] > 2147483647.0)
+    return kit_finalize(kit_usage_error(&env,
+        "lbm: --size: an xy-plane of %d x %d cells is too large for one MPI message (5 populations, at most 2^31-1 values)",
+        p.size[0], p.size[1]));
+  if (steady_given && !iters_given) p.run.iters = 1000000; /* the cap, unless given */
+  /* Poiseuille's default keeps tau near 1, where BGK's wall slip is small (README.md). */
+  if (!re_given) p.re = cavity ? 100.0 : 10.0;
+  lbm_derive(&p);
+  /* BGK is unstable as tau approaches 1/2; below 0.5005 no grid we can afford is stable. */
+  if (p.tau < 0.5005)
+    return kit_finalize(kit_usage_error(&env,
+        "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re or raise --size or the velocity)",
+        p.tau));
+  const lbm_variant *v = find_variant(vn);
+  if (!v) return kit_finalize(kit_skip(&env, "lbm", vn, "not written yet (issue 4: GPU variants)"));
+  if (kit_check_output_file(&env, "lbm", "--dump", p.dump) || kit_check_output_file(&env, "lbm", "--json", p.run.json) ||
+      kit_check_output_file(&env, "lbm", "--trace", p.run.trace) || kit_check_output_file(&env, "lbm", "--vtk", p.vtk) ||
+      kit_check_output_file(&env, "lbm", "--profile", p.profile))
+    return kit_finalize(KIT_EXIT_USAGE);
+
+  /* Refuse what cannot fit: two lattices per rank, the steady-check and fetch buffers; on
+   * rank 0 the gathered field and, for the oracle, two whole lattices and its result. */
+  {
+    const double plane = (double)p.size[0] * p.size[1] * 8.0;
+    const double slab = plane * (kit_block_split(p.size[2], env.nranks, env.rank).count + 2);
+    const double cells = plane * p.size[2];
+    double host = 2.0 * LBM_Q * slab + 3.0 * 4.0 * slab;
+    if (env.rank == 0 && (p.run.verify || p.dump || p.vtk || p.profile)) host += 4.0 * cells;
+    if (env.rank == 0 && p.run.verify && !p.skip_oracle) host += 2.0 * LBM_Q * (cells + 2.0 * plane) + 4.0 * cells;
+    const int rc = kit_check_memory(&env, "lbm", host, 0.0, 0);
+    if (rc) return kit_finalize(rc);
+  }
+
+  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+
+  /* This rank's z-slab and its neighbours. */
+  const kit_block part = kit_block_split(p.size[2], env.nranks, env.rank);
+  lbm_ctx ctx;
+  ctx.p = &p;
+  ctx.env = &env;
+  ctx.blk = lbm_block_make(p.size[0], p.size[1], 1 + part.begin, part.count);
+  ctx.nbr[KIT_DOWN] = env.rank > 0 ? env.rank - 1 : MPI_PROC_NULL;
+  ctx.nbr[KIT_UP] = env.rank < env.nranks - 1 ? env.rank + 1 : MPI_PROC_NULL;
+
+  void *st = v->setup(&ctx);
+  const kit_halo *h = v->halo(st);
+  lbm_outcome out;
+  memset(&out, 0, sizeof out);
+  kit_timing timing;
+  if (steady_given) {
+    out.steady_mode = 1;
+    timing = run_until_steady(&p, &env, v, st, &ctx.blk, h, &out);
+  } else {
+    timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+    out.steps = p.run.iters;
+  }
+
+  kit_report rep;
+  kit_report_init(&rep, "lbm", v->name);
+  kit_json *pj = &rep.params;
+  kit_json_int(pj, "nx", p.size[0]);
+  kit_json_int(pj, "ny", p.size[1]);
+  kit_json_int(pj, "nz", p.size[2]);
+  kit_json_string(pj, "case", p.flow);
+  kit_json_number(pj, "re", p.re);
+  kit_json_number(pj, "velocity", p.u_ref);
+  kit_json_number(pj, "nu", p.nu);
+  kit_json_number(pj, "tau", p.tau);
+  kit_json_number(pj, "force_x", p.force[0]);
+  kit_json_string(pj, "init", p.init);
+  kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "steps", out.steps);
+  kit_json_int(pj, "warmup", steady_given ? 0 : p.run.warmup);
+  kit_json_int(pj, "reps", timing.reps);
+  kit_json_number(pj, "until_steady", p.until_steady);
+  kit_json_int(pj, "check_every", p.check_every);
+  {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p.run.seed);
+    kit_json_raw(pj, "seed", seed);
+  }
+  kit_json_string(pj, "precision", "double");
+  kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_string(pj, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
+  kit_json_end_object(pj);
+
+  const double cells = (double)p.size[0] * p.size[1] * p.size[2];
+  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fom(&rep, "MLUP/s", "MLUP/s", cells * timing.iters / timing.time.median * 1e-6);
+  kit_report_bandwidth(&rep, LBM_BYTES_PER_CELL * cells, timing.iters, host_bw, "host triad x nodes");
+  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                      (double)timing.reps * timing.iters);
+  kit_report_result(&rep, "tau", p.tau, "");
+  if (steady_given) kit_report_result(&rep, "steps_to_steady", out.steady_reached ? out.steps : -1, "steps");
+
+  /* Verification and the output files work on the final state of the last repetition. */
+  double *macro = kit_malloc(4 * ctx.blk.plane * (size_t)ctx.blk.nz * sizeof(double), "result");
+  v->fetch(st, macro);
+  double *all = (p.run.verify || p.dump || p.vtk || p.profile) ? lbm_gather(&p, &ctx.blk, macro) : NULL;
+  if (p.run.verify) lbm_verify(&p, &env, all, &out, &rep);
+  if (env.rank == 0) {
+    if (p.dump) kit_write_doubles(p.dump, all, 4 * (size_t)cells);
+    if (p.vtk) lbm_write_vtk(&p, p.vtk, all, out.steps);
+    if (p.profile) lbm_write_profile(&p, p.profile, all, out.steps);
+  }
+  free(all);
+  free(macro);
+
+  const int code = kit_report_finish(&rep, &env, p.run.json);
+  kit_report_free(&rep);
+  v->teardown(st);
+  return kit_finalize(code);
+}
