@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # gpu-suite.sh [BENCH_MODES...]: everything a GPU check needs, in one run on the GPU
 # machine (../shared/DEVICE.md): unpack the carried Debian packages (.deps/), configure and
-# build, run the gpu, smoke and mpi tests, run the named laplace benchmark sweeps
-# (labs/scripts/laplace_sweep.sh: single hybrid dual), and leave logs, JSON lines and a
+# build, run the gpu, smoke and mpi tests, run the named benchmark sweeps (laplace:
+# labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
+# labs/scripts/ising_sweep.sh as ising-single ising-dual), and leave logs, JSON lines and a
 # summary in $OUT. Device command:
-#   bash ci/gpu-suite.sh single hybrid        (carry: .deps)
+#   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
 #   git describe --always --dirty > .kit-git-describe     (and carry it: it is git-ignored)
 set -u
@@ -37,10 +38,14 @@ grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "
 export OMP_NUM_THREADS=$(( $(nproc) / $(nvidia-smi -L | wc -l) ))
 for m in "$@"; do
   log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
-  bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log"
+  case $m in
+    ising-*) bash labs/scripts/ising_sweep.sh "${m#ising-}" "$OUT/ising.jsonl" build-gpu/bin/ising 2>> "$OUT/bench.log" ;;
+    *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
+  esac
 done
 [ -d "$OUT/traces" ] && tar -C "$OUT" -czf "$OUT/traces.tgz" traces && rm -rf "$OUT/traces"
 [ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl"
+[ -s "$OUT/ising.jsonl" ] && python3 labs/06-ising-sliced/plot.py "$OUT/ising.jsonl"
 grep -E "^(tile|hyexp)" "$OUT/bench.log" 2>/dev/null
 grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head
 echo "ceilings:"; cat "$KIT_CEILING_CACHE" 2>/dev/null

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""plot.py JSONL [--png FILE] [--csv FILE]: lab 06's table (and bar chart when matplotlib is
+installed) of checkerboard against sliced: picoseconds per flip attempt, MPI messages and
+bytes per sweep (summed over ranks), for every (variant, ranks, L) in the JSON lines that
+ising_sweep.sh wrote."""
+import argparse
+import csv
+import json
+
+COLS = ["variant", "ranks", "gpus", "L", "layout", "ps_per_flip", "msgs_per_sweep", "bytes_per_sweep", "verify"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("jsonl")
+    ap.add_argument("--png")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    rows = []
+    for line in open(a.jsonl):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r["app"] != "ising":
+            continue
+        p = r["params"]
+        rows.append({"variant": r["variant"], "ranks": r["ranks"], "gpus": r["gpus"],
+                     "L": f"{p['lx']}x{p['ly']}x{p['lz']}", "layout": p["layout"],
+                     "ps_per_flip": round(r["fom"]["value"], 3),
+                     "msgs_per_sweep": r["messages"]["per_step"], "bytes_per_sweep": r["messages"]["bytes_per_step"],
+                     "verify": r["verify"]["status"]})
+    rows.sort(key=lambda x: (x["variant"], x["ranks"], x["L"], x["layout"]))
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLS)
+            w.writeheader()
+            w.writerows(rows)
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in COLS}
+    print("  ".join(c.ljust(width[c]) for c in COLS))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in COLS))
+    if a.png:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        keys = sorted({(r["variant"], r["ranks"], r["L"]) for r in rows})
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for j, layout in enumerate(("checkerboard", "sliced")):
+            vals = [next((r["ps_per_flip"] for r in rows if (r["variant"], r["ranks"], r["L"]) == k
+                          and r["layout"] == layout), 0) for k in keys]
+            ax.bar([i + 0.4 * j for i in range(len(keys))], vals, width=0.4, label=layout)
+        ax.set_xticks([i + 0.2 for i in range(len(keys))])
+        ax.set_xticklabels([f"{v}\n{n} rank(s)\n{L}" for v, n, L in keys], fontsize=7)
+        ax.set_ylabel("ps per flip attempt (lower is better)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

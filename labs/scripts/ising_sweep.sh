@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# ising_sweep.sh MODE OUT.jsonl [BIN]: the checkerboard-against-sliced runs of lab 06.
+# Every run verifies against the oracle and appends one kit.result/1 line to OUT.
+#   cpu    : this machine, cpu variant, 1 and 2 ranks, L = 32 and 64, both layouts
+#   single : one GPU, naive and two-stream, L = 128, 256, 512, both layouts
+#   dual   : two GPUs (2 ranks), naive and two-stream at L = 512, both layouts
+mode=$1; out=$2; bin=${3:-build/bin/ising}
+here=$(cd "$(dirname "$0")" && pwd)
+run() { "$@" --json "$out" > /dev/null || { echo "ising_sweep: failed: $*" >&2; exit 1; }; }
+case $mode in
+  cpu)
+    for L in 32 64; do for layout in checkerboard sliced; do for np in 1 2; do
+      OMP_NUM_THREADS=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 )) \
+        run "$here/mpirun.sh" "$np" "$bin" --variant cpu --size "$L" --layout "$layout" --sweeps 20 --reps 3
+    done; done; done ;;
+  single)
+    for L in 128 256 512; do for layout in checkerboard sliced; do for v in naive two-stream; do
+      # The oracle is a serial CPU run: verify the smaller lattices, time the largest alone.
+      verify=--verify; [ "$L" -ge 512 ] && verify=--no-verify
+      run "$bin" --variant "$v" --size "$L" --layout "$layout" --sweeps 50 --reps 5 $verify
+    done; done; done ;;
+  dual)
+    for layout in checkerboard sliced; do for v in naive two-stream; do
+      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
+      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --sweeps 20 --reps 3
+    done; done ;;
+  *) echo "usage: ising_sweep.sh cpu|single|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
