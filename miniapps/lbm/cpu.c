@@ -3,7 +3,7 @@
  * plane upwards and the five that leave its bottom plane downwards (Risso Sec. 4.2: only
  * what crosses the face travels, 5 of 19), computing the inner planes while the messages
  * fly (the outer/inner split of Sec. 4.3, Fig. 4.1). With one rank it is the CPU baseline.
- *   mpiexec -n 2 build-lbm/bin/lbm --variant cpu --size 32 --iters 100 */
+ *   mpiexec -n 2 build/bin/lbm --variant cpu --size 32 --iters 100 */
 #include <stdlib.h>
 #include <string.h>
 

@@ -98,6 +98,8 @@ typedef struct lbm_variant {
 } lbm_variant;
 
 extern const lbm_variant lbm_cpu;
+extern const lbm_variant lbm_naive;
+extern const lbm_variant lbm_two_stream;
 
 /* reference.c: the serial oracle on the whole domain: `steps` steps from the initial state,
  * then rho, ux, uy, uz of every cell (4 * nx*ny*nz doubles) into out. */

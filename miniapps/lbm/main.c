@@ -1,9 +1,9 @@
 /* main.c: the lbm driver. Parse, set up, warm up, profile, time (or run to steady state),
  * verify, report; the variants (cpu.c, later the GPU ones) do the time steps.
  * Risso Sec. 5.2 (validation runs) and 6.1; see README.md in this folder.
- *   build-lbm/bin/lbm --variant list
- *   mpiexec -n 2 build-lbm/bin/lbm --size 6,4,8 --iters 20 --init random
- *   build-lbm/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
+ *   build/bin/lbm --variant list
+ *   mpiexec -n 2 build/bin/lbm --size 6,4,8 --iters 20 --init random
+ *   build/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +22,27 @@
 /* Bytes one cell update must move with two lattices: read 19 populations, write 19. */
 #define LBM_BYTES_PER_CELL (2.0 * LBM_Q * 8.0)
 
-static const lbm_variant *const variants[] = {&lbm_cpu};
+static const lbm_variant *const variants[] = {
+    &lbm_cpu,
+#ifdef KIT_HAVE_CUDA
+    &lbm_naive, &lbm_two_stream,
+#endif
+};
 static const lbm_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
 }
 
-/* --variant list: the GPU variants are not written yet (issue 4); they exit 77 as skipped. */
+/* Variants a CUDA build has; multi-thread and hybrid are not written yet (issue 4). */
+static int written(const char *name) {
+  return strcmp(name, "cpu") == 0 || strcmp(name, "naive") == 0 || strcmp(name, "two-stream") == 0;
+}
+
+/* --variant list: every name of the contract; those not available here exit 77. */
 static const char *describe(const char *name) {
   const lbm_variant *v = find_variant(name);
-  return v ? v->summary : "(not written yet: issue 4)";
+  return v ? v->summary : written(name) ? "(not built: no CUDA toolkit)" : "(not written yet: issue 4)";
 }
 
 /* Runs `steps` steps and returns the time, max over ranks. */
@@ -169,7 +179,11 @@ int main(int argc, char **argv) {
         "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re or raise --size or the velocity)",
         p.tau));
   const lbm_variant *v = find_variant(vn);
-  if (!v) return kit_finalize(kit_skip(&env, "lbm", vn, "not written yet (issue 4: GPU variants)"));
+  if (!v) return kit_finalize(kit_skip(&env, "lbm", vn, written(vn) ? "built without CUDA" : "not written yet (issue 4)"));
+  /* The GPU kernel's grid covers y and z with one row and one plane per block. */
+  if (v->needs_gpu && (p.size[1] > 65535 || p.size[2] > 65535))
+    return kit_finalize(kit_usage_error(&env, "lbm: --size: the GPU variants take ny and nz up to 65535"));
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "lbm", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "lbm", "--dump", p.dump) || kit_check_output_file(&env, "lbm", "--json", p.run.json) ||
       kit_check_output_file(&env, "lbm", "--trace", p.run.trace) || kit_check_output_file(&env, "lbm", "--vtk", p.vtk) ||
       kit_check_output_file(&env, "lbm", "--profile", p.profile))
@@ -184,11 +198,20 @@ int main(int argc, char **argv) {
     double host = 2.0 * LBM_Q * slab + 3.0 * 4.0 * slab;
     if (env.rank == 0 && (p.run.verify || p.dump || p.vtk || p.profile)) host += 4.0 * cells;
     if (env.rank == 0 && p.run.verify && !p.skip_oracle) host += 2.0 * LBM_Q * (cells + 2.0 * plane) + 4.0 * cells;
-    const int rc = kit_check_memory(&env, "lbm", host, 0.0, 0);
+    /* GPU variants: the current, next and initial lattices on the device, and a whole
+     * lattice on the host for the fetch. */
+    if (v->needs_gpu) host += LBM_Q * slab;
+    const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab : 0.0, v->needs_gpu ? 1 : 0);
     if (rc) return kit_finalize(rc);
   }
 
-  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  int gpus_total = 0;
+  if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
+  }
+  const double host_bw = v->needs_gpu ? 0.0 : kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
 
   /* This rank's z-slab and its neighbours. */
   const kit_block part = kit_block_split(p.size[2], env.nranks, env.rank);
@@ -242,9 +265,10 @@ int main(int argc, char **argv) {
   kit_json_end_object(pj);
 
   const double cells = (double)p.size[0] * p.size[1] * p.size[2];
-  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, -1.0);
   kit_report_fom(&rep, "MLUP/s", "MLUP/s", cells * timing.iters / timing.time.median * 1e-6);
-  kit_report_bandwidth(&rep, LBM_BYTES_PER_CELL * cells, timing.iters, host_bw, "host triad x nodes");
+  kit_report_bandwidth(&rep, LBM_BYTES_PER_CELL * cells, timing.iters, v->needs_gpu ? dev_bw * gpus_total : host_bw,
+                       v->needs_gpu ? "device triad x GPUs" : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)timing.reps * timing.iters);
   kit_report_result(&rep, "tau", p.tau, "");
