@@ -27,7 +27,7 @@ void laplace_checkpoint_save(const laplace_params *p, const kit_env *env, const 
   double ident[KIT_CKPT_MAX_IDENT];
   const int n = laplace_checkpoint_ident(p, ident);
   const uint64_t count = (uint64_t)p->size[0] * p->size[1] * p->size[2];
-  if (kit_checkpoint_write(p->run.checkpoint, "laplace", (uint64_t)step, ident, n, gathered, count) != 0)
+  if (kit_checkpoint_write(p->run.checkpoint, "laplace", (uint64_t)step, ident, n, gathered, sizeof(double), count) != 0)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", p->run.checkpoint);
 }
 
@@ -45,7 +45,8 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
     uint64_t step = 0;
     char err[256];
     /* The header was checked before anything was allocated; a failure now is I/O. */
-    if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, plane * (uint64_t)NZ, &step, all, err, sizeof err))
+    if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all, err,
+                            sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
   }
   kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane, MPI_DOUBLE, sizeof(double));

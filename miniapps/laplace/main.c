@@ -137,7 +137,8 @@ int main(int argc, char **argv) {
       const int n = laplace_checkpoint_ident(&p, ident);
       uint64_t step = 0;
       const uint64_t count = (uint64_t)p.size[0] * p.size[1] * p.size[2];
-      chk.bad = kit_checkpoint_read(p.run.restart, "laplace", ident, n, count, &step, NULL, chk.why, sizeof chk.why);
+      chk.bad = kit_checkpoint_read(p.run.restart, "laplace", ident, n, sizeof(double), count, &step, NULL, chk.why,
+                                     sizeof chk.why);
       chk.step = step;
     }
     KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));

@@ -21,10 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double field[12];
   uint64_t step = 0;
   char err[256] = "";
-  const int rc = kit_checkpoint_read(path, "laplace", ident, 8, 12, &step, field, err, sizeof err);
+  const int rc = kit_checkpoint_read(path, "laplace", ident, 8, sizeof(double), 12, &step, field, err, sizeof err);
   remove(path);
   /* Accepted only at the exact size of a header plus 12 doubles; refused with a reason. */
-  if (rc == 0 && size != 8 + 16 + 8 + 8 + 8 * 8 + 8 + 12 * 8) abort();
+  if (rc == 0 && size != KIT_CKPT_HEADER_BYTES(8) + 12 * 8) abort();
   if (rc != 0 && err[0] == '\0') abort();
   return 0;
 }
