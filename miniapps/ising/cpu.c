@@ -22,6 +22,7 @@ typedef struct cpu_state {
 static void *cpu_setup(const ising_ctx *c) {
   cpu_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->sweep = (uint32_t)c->p->start_sweep;
   const ising_block *b = &c->blk;
   s->spin = kit_malloc((size_t)(b->n + 2) * b->plane_stride, "spins");
   s->coupling = kit_malloc((size_t)b->n * b->plane_stride, "couplings");
@@ -35,7 +36,7 @@ static void *cpu_setup(const ising_ctx *c) {
 static void cpu_reset(void *st) {
   cpu_state *s = st;
   ising_fill(s->c.p, &s->c.blk, s->spin, s->coupling, s->c.env->threads);
-  s->sweep = 0;
+  s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void cpu_run(void *st, int sweeps) {

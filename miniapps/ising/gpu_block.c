@@ -1,12 +1,16 @@
 /* gpu_block.c: device memory of an ising slab (gpu_block.h). */
 #include "gpu_block.h"
 
+#include <omp.h>
+#include <stdlib.h>
+
 #include "kernels.h"
 #include "kit/check.h"
 
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device) {
   d->blk = *b;
   d->rules = ising_rules_of(p);
+  d->p = p;
   d->device = device;
   KIT_CUDA_CHECK(cudaSetDevice(device));
   KIT_CUDA_CHECK(cudaMalloc((void **)&d->spin, (size_t)(b->n + 2) * b->plane_stride));
@@ -16,6 +20,19 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
 
 void ising_dev_block_reset(ising_dev_block *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
+  if (d->p->restart) {
+    /* The checkpoint's spins are on the host: build the state there, as the cpu variant
+     * does, and copy it over. */
+    const size_t spins = (size_t)(d->blk.n + 2) * d->blk.plane_stride, bonds = (size_t)d->blk.n * d->blk.plane_stride;
+    int8_t *hs = kit_malloc(spins, "restart spins");
+    uint8_t *hc = kit_malloc(bonds, "restart couplings");
+    ising_fill(d->p, &d->blk, hs, hc, omp_get_max_threads());
+    KIT_CUDA_CHECK(cudaMemcpy(d->spin, hs, spins, cudaMemcpyHostToDevice));
+    KIT_CUDA_CHECK(cudaMemcpy(d->coupling, hc, bonds, cudaMemcpyHostToDevice));
+    free(hs);
+    free(hc);
+    return;
+  }
   launch_ising_fill(&d->blk, &d->rules, d->spin, d->coupling, 0);
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -11,6 +11,7 @@
 typedef struct ising_dev_block {
   ising_block blk;
   ising_rules rules;
+  const ising_params *p;
   int device;
   int8_t *spin;      /* local planes 0..n+1 */
   uint8_t *coupling; /* local planes 1..n */

@@ -36,6 +36,7 @@ typedef struct hybrid_state {
 static void *hy_setup(const ising_ctx *c) {
   hybrid_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->sweep = (uint32_t)c->p->start_sweep;
   const int granule = ising_plane_granule(c->p);
   const int nc = kit_cpu_planes(c->blk.n / granule, c->cpu_fraction) * granule, ng = c->blk.n - nc;
   const ising_block gb = ising_block_make(c->p, c->blk.k0, ng);
@@ -64,7 +65,7 @@ static void hy_reset(void *st) {
   hybrid_state *s = st;
   ising_dev_block_reset(&s->d);
   ising_fill(s->c.p, &s->cb, s->cspin, s->ccoupling, s->c.env->threads);
-  s->sweep = 0;
+  s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void hy_half_sweep(hybrid_state *s, int col, int first) {

@@ -30,6 +30,10 @@ typedef struct ising_params {
   int mattis;         /* couplings J_ij = e_i e_j (--mattis) */
   const char *dump;   /* --dump FILE: final spins as int8, x fastest, sample after sample */
   double w[3];        /* exp(-dE/T) for dE = 4, 8, 12, computed once on the host */
+  /* --restart: the spins of every sample in logical order (the checkpoint's field, on every
+   * rank) instead of --init, and the sweep they were taken after. */
+  const int8_t *restart;
+  int start_sweep;
 } ising_params;
 
 
@@ -45,7 +49,8 @@ int ising_global_planes(const ising_params *p);
 int ising_plane_granule(const ising_params *p);
 
 /* Initial spins of local planes 0..n+1 (ghosts from global indices, so no exchange is
- * needed before the first sweep) and couplings of planes 1..n, with `threads` threads. */
+ * needed before the first sweep; from p->restart when restarting) and couplings of planes
+ * 1..n, with `threads` threads. */
 void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8_t *coupling, int threads);
 /* One half-sweep of colour c over the given local planes with `threads` OpenMP threads;
  * `sweep` is the global sweep index t. */
@@ -99,6 +104,14 @@ extern const ising_variant ising_naive;
 extern const ising_variant ising_two_stream;
 extern const ising_variant ising_multi_thread;
 extern const ising_variant ising_hybrid;
+
+/* checkpoint.c: --checkpoint and --restart (kit/checkpoint.h holds the file format): the
+ * problem parameters a checkpoint belongs to (returns how many), the write on rank 0 of the
+ * gathered logical lattice after sweep `sweep`, and the read of the whole lattice on rank 0,
+ * broadcast to every rank (the caller frees it). */
+int ising_checkpoint_ident(const ising_params *p, double *ident);
+void ising_checkpoint_save(const ising_params *p, const kit_env *env, const int8_t *logical, int sweep);
+int8_t *ising_restart_load(const ising_params *p, const kit_env *env);
 
 /* reference.c: the serial oracle on the logical lattice (no layout, no decomposition).
  * Runs run.iters sweeps from the initial state of p, writes the final spins in logical order

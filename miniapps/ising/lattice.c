@@ -69,6 +69,20 @@ void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8
       for (int k = 0; k < b->samples; ++k)
         for (int row = 0; row < b->rows; ++row)
           for (int i = 0; i < b->width; ++i) ising_fill_site(&r, b, spin, coupling, l, part, k, row, i);
+  if (!p->restart) return;
+  /* Restart: the spins come from the checkpoint, ghosts included; couplings as always. */
+  const size_t N = (size_t)b->L[0] * b->L[1] * b->L[2];
+#pragma omp parallel for collapse(4) num_threads(threads) schedule(static)
+  for (int l = 0; l < b->n + 2; ++l)
+    for (int part = 0; part < b->parts; ++part)
+      for (int k = 0; k < b->samples; ++k)
+        for (int row = 0; row < b->rows; ++row)
+          for (int i = 0; i < b->width; ++i) {
+            int x, y, z;
+            ising_coords(b, ising_global_plane(b, l), part, row, i, &x, &y, &z);
+            spin[ising_part_offset(b, l, part) + (size_t)k * b->part_sites + (size_t)row * b->width + i] =
+                p->restart[(size_t)k * N + (size_t)x + (size_t)b->L[0] * (y + (size_t)b->L[1] * z)];
+          }
 }
 
 void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin, const uint8_t *coupling,

@@ -11,6 +11,7 @@
 #include "ising.h"
 #include "kit/ceiling.h"
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/hybrid.h"
 #include "kit/report.h"
@@ -41,6 +42,24 @@ static double calibrate(const ising_variant *v, const ising_ctx *ctx, int steps)
   const double t = kit_median_time(st, v->run, steps);
   v->teardown(st);
   return t;
+}
+
+/* --checkpoint: between chunks of the last repetition, gather the lattice and write it. */
+typedef struct checkpoint_ctx {
+  const ising_params *p;
+  const kit_env *env;
+  const ising_variant *v;
+  const ising_block *blk;
+} checkpoint_ctx;
+
+static void write_checkpoint(void *arg, void *state, int done) {
+  const checkpoint_ctx *c = arg;
+  int8_t *interior = kit_malloc((size_t)c->blk->n * c->blk->plane_stride, "checkpoint");
+  c->v->fetch(state, interior);
+  int8_t *logical = ising_gather_logical(c->p, c->blk, interior);
+  ising_checkpoint_save(c->p, c->env, logical, c->p->start_sweep + done);
+  free(logical);
+  free(interior);
 }
 
 /* CPU planes summed over ranks for a share f (whole granules per rank). */
@@ -107,8 +126,8 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "ising: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
-  if (p.run.checkpoint || p.run.restart || p.run.checkpoint_every > 0)
-    return kit_finalize(kit_usage_error(&env, "ising: --checkpoint and --restart are not supported by this app"));
+  if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
+    return kit_finalize(kit_usage_error(&env, "ising: --checkpoint-every needs --checkpoint FILE"));
   if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > ISING_MT_MAX_GPUS)
     return kit_finalize(kit_usage_error(&env, "ising: --gpus: multi-thread drives at most %d GPUs per process",
                                         ISING_MT_MAX_GPUS));
@@ -133,8 +152,28 @@ int main(int argc, char **argv) {
   if (!v) return kit_finalize(kit_skip(&env, "ising", vn, "built without CUDA"));
   if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "ising", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "ising", "--dump", p.dump) || kit_check_output_file(&env, "ising", "--json", p.run.json) ||
-      kit_check_output_file(&env, "ising", "--trace", p.run.trace))
+      kit_check_output_file(&env, "ising", "--trace", p.run.trace) ||
+      kit_check_output_file(&env, "ising", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
+  if (p.run.restart) {
+    /* The whole file now (header and checksum): a checkpoint of another problem, or a
+     * damaged one, is bad input, refused before anything is allocated. */
+    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
+    if (env.rank == 0) {
+      double ident[KIT_CKPT_MAX_IDENT];
+      const int n = ising_checkpoint_ident(&p, ident);
+      uint64_t step = 0;
+      const uint64_t count = (uint64_t)p.size[0] * p.size[1] * p.size[2] * (uint64_t)p.samples;
+      chk.bad = kit_checkpoint_read(p.run.restart, "ising", ident, n, 1, count, &step, NULL, chk.why, sizeof chk.why);
+      chk.step = step;
+    }
+    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (chk.bad) return kit_finalize(kit_usage_error(&env, "ising: --restart '%s': %s", p.run.restart, chk.why));
+    if (chk.step >= (unsigned long long)p.run.iters)
+      return kit_finalize(kit_usage_error(&env, "ising: --restart: the checkpoint is at sweep %llu; --sweeps %d must be larger",
+                                          chk.step, p.run.iters));
+    p.start_sweep = (int)chk.step;
+  }
 
   /* exp(-dE/T) once, in double, on the host: every implementation uses these three. */
   for (int i = 0; i < 3; ++i) p.w[i] = exp(-4.0 * (i + 1) / p.temp);
@@ -179,11 +218,18 @@ int main(int argc, char **argv) {
     const double lattice = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
     double host = slab + slab / 2;
     if (env.rank == 0) host += 2.0 * lattice + (p.run.verify ? (p.mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p.samples : 0.0);
+    if (p.run.restart) host += lattice; /* the checkpoint's spins, on every rank */
     const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
     const int rc = kit_check_memory(&env, "ising", host, v->needs_gpu ? slab / (gpus_per_rank > 0 ? gpus_per_rank : 1) : 0.0,
                                     devices);
     if (rc) return kit_finalize(rc);
   }
+
+  /* The checkpoint's spins on every rank; a restarted run does only the sweeps left. */
+  int8_t *restart_spins = p.run.restart ? ising_restart_load(&p, &env) : NULL;
+  p.restart = restart_spins;
+  kit_run todo = p.run;
+  todo.iters = p.run.iters - p.start_sweep;
 
   const int is_hybrid = v == find_variant("hybrid");
   const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
@@ -215,7 +261,9 @@ int main(int argc, char **argv) {
 
   void *st = exec->setup(&ctx);
   const kit_halo *h = exec->halo(st);
-  kit_timing timing = kit_time_variant(&p.run, st, exec->run, exec->reset, h, NULL);
+  checkpoint_ctx ck = {&p, &env, exec, &ctx.blk};
+  const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
+  kit_timing timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, p.run.checkpoint ? &chunks : NULL);
 
   kit_report rep;
   kit_report_init(&rep, "ising", v->name);
@@ -231,6 +279,7 @@ int main(int argc, char **argv) {
   kit_json_string(pj, "init", p.init);
   kit_json_bool(pj, "mattis", p.mattis);
   kit_json_int(pj, "sweeps", p.run.iters);
+  kit_json_int(pj, "start_step", p.start_sweep);
   kit_json_int(pj, "warmup", p.run.warmup);
   kit_json_int(pj, "reps", p.run.reps);
   {
@@ -244,14 +293,14 @@ int main(int argc, char **argv) {
   const double attempts = (double)p.size[0] * p.size[1] * p.size[2] * p.samples;
   const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (!v->needs_gpu || is_hybrid ? host_bw : 0.0);
   kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
-  const double ps = timing.time.median / (attempts * p.run.iters) * 1e12;
+  const double ps = timing.time.median / (attempts * todo.iters) * 1e12;
   kit_report_fom(&rep, "ps/flip", "ps per flip attempt", ps);
   kit_report_result(&rep, "flips_per_ns", 1000.0 / ps, "attempts/ns");
-  kit_report_bandwidth(&rep, ISING_BYTES_PER_FLIP * attempts, p.run.iters, ceiling,
+  kit_report_bandwidth(&rep, ISING_BYTES_PER_FLIP * attempts, todo.iters, ceiling,
                        v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
-                      (double)p.run.reps * p.run.iters);
+                      (double)p.run.reps * todo.iters);
   if (is_hybrid) {
     kit_report_result(&rep, "cpu_planes", cpu_planes_total(&ctx.blk, granule, cpu_fraction), "planes");
     if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
@@ -279,5 +328,6 @@ int main(int argc, char **argv) {
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
   exec->teardown(st);
+  free(restart_spins);
   return kit_finalize(code);
 }

@@ -44,6 +44,7 @@ typedef struct mt_state {
 static void *mt_setup(const ising_ctx *c) {
   mt_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->sweep = (uint32_t)c->p->start_sweep;
   s->ngpu = c->gpus;
   const int granule = ising_plane_granule(c->p);
   kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1, 0,
@@ -96,7 +97,7 @@ static void *mt_setup(const ising_ctx *c) {
 static void mt_reset(void *st) {
   mt_state *s = st;
   for (int i = 0; i < s->ngpu; ++i) ising_dev_block_reset(&s->g[i].d);
-  s->sweep = 0;
+  s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 /* Half-sweep number h (colour h % 2 of sweep t) on GPU i. `first`: no earlier half-sweep

@@ -22,6 +22,7 @@ typedef struct naive_state {
 static void *naive_setup(const ising_ctx *c) {
   naive_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->sweep = (uint32_t)c->p->start_sweep;
   ising_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
   kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1,
@@ -33,7 +34,7 @@ static void *naive_setup(const ising_ctx *c) {
 static void naive_reset(void *st) {
   naive_state *s = st;
   ising_dev_block_reset(&s->d);
-  s->sweep = 0;
+  s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void naive_run(void *st, int sweeps) {

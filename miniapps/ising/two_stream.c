@@ -29,6 +29,7 @@ typedef struct two_stream_state {
 static void *ts_setup(const ising_ctx *c) {
   two_stream_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->sweep = (uint32_t)c->p->start_sweep;
   ising_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   /* The boundary stream gets the higher priority so its small kernel is not queued behind
    * the bulk kernel's blocks. */
@@ -47,7 +48,7 @@ static void *ts_setup(const ising_ctx *c) {
 static void ts_reset(void *st) {
   two_stream_state *s = st;
   ising_dev_block_reset(&s->d);
-  s->sweep = 0;
+  s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void ts_run(void *st, int sweeps) {
