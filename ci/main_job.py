@@ -19,6 +19,8 @@ APPS = {
               ["--size", "16", "--sweeps", "20", "--samples", "2", "--reps", "3"]),
     "lbm": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
             ["--size", "16", "--iters", "20", "--reps", "3"]),
+    "bfs": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
+            ["--scale", "10", "--roots", "8"]),
 }
 
 

@@ -1,0 +1,147 @@
+/* bfs.h: Graph500 breadth-first search on a 2D R x C process grid with list or bitmap
+ * frontier transfers. Bernaschi, Bisson, Fatica, "Large scale simulations on GPU clusters"
+ * (2015), Sec. 3.3 and Algorithm 1 (`../shared/seeds/000_f40b0347fa5f33fd.txt`); Rossetti
+ * et al., "BFS on APEnet+" slides (`../shared/seeds/002_8c1b20bc3bdb9bdb.txt`); the Graph500
+ * specification (kernels, 64 search keys, validation, statistics). See README.md.
+ * Parameters, the distributed graph every variant reads, traffic counters and the variant
+ * contract. */
+#ifndef BFS_H
+#define BFS_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kit/options.h"
+#include "kit/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { BFS_LIST = 0, BFS_BITMAP = 1, BFS_AUTO = 2 };
+
+/* Every problem parameter, with the common run flags. */
+typedef struct bfs_params {
+  kit_run run;              /* --variant, --warmup, --seed, --json, ... */
+  int scale;                /* --scale: N = 2^scale vertices (generated graph) */
+  int edgefactor;           /* --edgefactor: M = edgefactor * N edges (generated graph) */
+  const char *graph;        /* --graph FILE: read the graph instead of generating it */
+  int grid[2];              /* --grid RxC; {0, 0}: as square as the rank count allows */
+  const char *transfer;     /* --transfer list|bitmap|auto */
+  int nroots;               /* --roots: search keys (Graph500: 64) */
+  long long root;           /* --root V: one search from V (-1: sample the keys) */
+  const char *dump_parents; /* --dump-parents FILE: parents of the first search, int64 */
+} bfs_params;
+
+/* The transfer mode of a --transfer word. */
+int bfs_transfer_mode(const char *word);
+/* --grid parser: "RxC" with R, C >= 1 into int[2]. */
+int bfs_parse_grid(const char *arg, void *dest, char *err, size_t errlen);
+/* The most square R x C = p with R <= C. */
+void bfs_default_grid(int p, int grid[2]);
+
+/* An undirected edge list: this rank's slice of the benchmark's tuples. */
+typedef struct bfs_edges {
+  int64_t n;       /* vertices of the whole graph */
+  int64_t m_total; /* edges of the whole graph, self-loops and repeats included */
+  int64_t first;   /* index of this slice's first edge in the whole list */
+  int64_t m;       /* edges in this slice */
+  int64_t *uv;     /* 2*m endpoints: u0 v0 u1 v1 ... */
+} bfs_edges;
+
+/* generate.c: this rank's slice [first, first+m) of the Kronecker edge list. */
+void bfs_generate(int scale, int edgefactor, uint64_t seed, int64_t first, int64_t m, bfs_edges *out);
+/* The slice of rank `rank` of `nranks`: edges split as evenly as possible. */
+void bfs_generate_slice(int scale, int edgefactor, uint64_t seed, int rank, int nranks, bfs_edges *out);
+/* Sum over the slice of bfs_edge_hash (mod 2^64); summed over ranks it hashes the list. */
+uint64_t bfs_edges_hash(const bfs_edges *e);
+void bfs_edges_free(bfs_edges *e);
+
+/* graph_io.c: reads a Matrix Market (coordinate pattern/real/integer) or whitespace edge
+ * list file (0-based "u v [w]" lines, '#' comments). Returns 0, or -1 with "line K: why"
+ * (or another one-line reason) in err. Vertices are numbered from 0 in the result. */
+int bfs_read_graph(const char *path, bfs_edges *out, char *err, size_t errlen);
+
+/* The process grid and this rank's share of the graph (kernel 1's product). */
+typedef struct bfs_graph {
+  int R, C;              /* grid rows, columns */
+  int i, j;              /* this rank's row and column (world rank i*C + j) */
+  int64_t n;             /* vertices */
+  MPI_Comm row, col;     /* this grid row (ranked by column), this grid column (ranked by row) */
+  int64_t own_begin;     /* first vertex this rank owns */
+  int64_t own_count;     /* vertices it owns */
+  int64_t own_pad;       /* own_count rounded up to 32 */
+  int64_t *row_off;      /* [C+1]: row-local index of the first vertex of (i, j') (padded) */
+  int64_t *row_begin;    /* [C]: first global vertex of (i, j') */
+  int64_t *row_count;    /* [C]: vertices of (i, j') */
+  int64_t *col_off;      /* [R+1]: column-local index of the first vertex of (i', j) (padded) */
+  int64_t *col_begin;    /* [R]: first global vertex of (i', j) */
+  int64_t *col_count;    /* [R]: vertices of (i', j) */
+  int64_t nrow, ncol;    /* sizes of the row-local and column-local index spaces */
+  int64_t *xoff;         /* [ncol+1]: CSR offsets by column-local source */
+  uint32_t *adj;         /* row-local destinations, xoff[ncol] of them */
+  int32_t *loops;        /* [own_count]: self-loops at each owned vertex (they count in TEPS) */
+} bfs_graph;
+
+/* build.c: kernel 1. Sends each directed half of every edge to the process that stores it
+ * and builds the local CSR (collective). Self-loops are counted, not stored. */
+void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g);
+void bfs_graph_free(bfs_graph *g);
+/* Global vertex of column-local index x. */
+int64_t bfs_col_global(const bfs_graph *g, int64_t x);
+/* A bitmap of the N vertices with at least one edge other than a self-loop (collective). */
+uint32_t *bfs_nonisolated(const bfs_graph *g);
+/* The search keys: `want` distinct random vertices with degree >= 1 (self-loops excluded),
+ * drawn with Philox from the seed, the same on every rank count. Returns how many (fewer
+ * when fewer vertices qualify). */
+int bfs_sample_roots(const uint32_t *nonisolated, int64_t n, uint64_t seed, int want, int64_t *roots);
+/* Input edges in the component of a search (both endpoints reached), self-loops and repeats
+ * counted: the m of TEPS = m / time (collective). level_owned < 0: unreached. */
+int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned);
+
+/* Bytes and messages of one BFS level, this rank's (the driver sums them over ranks). */
+typedef struct bfs_level_traffic {
+  int64_t frontier;     /* vertices expanded at this level (global) */
+  int64_t expand_bytes; /* payload sent to other ranks in the expand (column) phase */
+  int64_t fold_bytes;   /* payload sent to other ranks in the fold (row) phase */
+  int64_t list_bytes;   /* what the same messages would have cost as 32-bit lists */
+  int64_t messages;     /* messages to other ranks */
+  int64_t bitmaps;      /* of which sent as bitmaps */
+} bfs_level_traffic;
+
+typedef struct bfs_traffic {
+  int nlevels, cap;
+  bfs_level_traffic *lv;
+} bfs_traffic;
+/* Level L's counters (zeroed when first touched). */
+bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level);
+
+/* What a variant gets from the driver. */
+typedef struct bfs_ctx {
+  const bfs_params *p;
+  const kit_env *env;
+  const bfs_graph *g;
+  int transfer; /* BFS_LIST, BFS_BITMAP or BFS_AUTO */
+} bfs_ctx;
+
+/* The variant contract: the driver owns kernel 1, timing, validation and reporting; a
+ * variant owns its memory and performs whole searches (kernel 2). */
+typedef struct bfs_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const bfs_ctx *c);   /* per-graph structures (counted in kernel 1's time) */
+  /* One search from `root`; on return every rank holds the parent (-1: unreached) and level
+   * (-1: unreached) of its owned vertices. Collective. */
+  void (*run)(void *st, int64_t root);
+  void (*fetch)(void *st, int64_t *parent_owned, int32_t *level_owned);
+  const bfs_traffic *(*traffic)(void *st); /* the last search's per-level counters */
+  void (*teardown)(void *st);
+} bfs_variant;
+
+extern const bfs_variant bfs_cpu;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

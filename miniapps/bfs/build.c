@@ -1,0 +1,227 @@
+/* build.c: Graph500 kernel 1 on the 2D grid, and what the driver derives from its product:
+ * the search keys and the edge count of a search (the m of TEPS).
+ * Kernel 1 (timed by the driver): every undirected edge {u, v} becomes the two directed
+ * entries u -> v and v -> u; entry u -> v lives on the process in the grid row of v's owner
+ * and the grid column of u's owner (partition.h, Bernaschi Sec. 3.3). One all-to-all moves
+ * the entries there; each process then builds a CSR of its N/C x N/R block, indexed by the
+ * column-local source, holding row-local destinations. Repeated edges are kept (they count
+ * in TEPS and are harmless to BFS); self-loops are counted at their owner, not stored. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfs.h"
+#include "bitmap.h"
+#include "kit/check.h"
+#include "kit/philox.h"
+#include "kronecker.h"
+#include "partition.h"
+
+static int to_int(int64_t v, const char *what) {
+  if (v > INT_MAX) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: %lld values exceed one MPI message", what, (long long)v);
+  return (int)v;
+}
+
+/* World rank storing the directed entry u -> v. */
+static int entry_rank(const bfs_graph *g, int64_t u, int64_t v) {
+  const int64_t P = (int64_t)g->R * g->C;
+  const int64_t bu = bfs_block_of(g->n, P, u), bv = bfs_block_of(g->n, P, v);
+  const int ju = (int)(bu / g->R), iv = (int)(bv % g->R);
+  return iv * g->C + ju;
+}
+
+static void grid_setup(bfs_graph *g, int64_t n, int R, int C, const kit_env *env) {
+  memset(g, 0, sizeof *g);
+  g->R = R;
+  g->C = C;
+  g->i = env->rank / C;
+  g->j = env->rank % C;
+  g->n = n;
+  KIT_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, g->i, g->j, &g->row));
+  KIT_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, g->j, g->i, &g->col));
+  const int64_t P = (int64_t)R * C;
+  const int64_t b = bfs_grid_block(R, g->i, g->j);
+  g->own_begin = bfs_block_begin(n, P, b);
+  g->own_count = bfs_block_count(n, P, b);
+  g->own_pad = bfs_pad32(g->own_count);
+  g->row_off = kit_malloc((size_t)(C + 1) * sizeof(int64_t), "grid");
+  g->row_begin = kit_malloc((size_t)C * sizeof(int64_t), "grid");
+  g->row_count = kit_malloc((size_t)C * sizeof(int64_t), "grid");
+  g->col_off = kit_malloc((size_t)(R + 1) * sizeof(int64_t), "grid");
+  g->col_begin = kit_malloc((size_t)R * sizeof(int64_t), "grid");
+  g->col_count = kit_malloc((size_t)R * sizeof(int64_t), "grid");
+  g->row_off[0] = 0;
+  for (int jj = 0; jj < C; ++jj) {
+    const int64_t bb = bfs_grid_block(R, g->i, jj);
+    g->row_begin[jj] = bfs_block_begin(n, P, bb);
+    g->row_count[jj] = bfs_block_count(n, P, bb);
+    g->row_off[jj + 1] = g->row_off[jj] + bfs_pad32(g->row_count[jj]);
+  }
+  g->col_off[0] = 0;
+  for (int ii = 0; ii < R; ++ii) {
+    const int64_t bb = bfs_grid_block(R, ii, g->j);
+    g->col_begin[ii] = bfs_block_begin(n, P, bb);
+    g->col_count[ii] = bfs_block_count(n, P, bb);
+    g->col_off[ii + 1] = g->col_off[ii] + bfs_pad32(g->col_count[ii]);
+  }
+  g->nrow = g->row_off[C];
+  g->ncol = g->col_off[R];
+}
+
+void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g) {
+  grid_setup(g, e->n, R, C, env);
+  const int P = env->nranks;
+  int *scount = calloc((size_t)P, sizeof(int)), *rcount = calloc((size_t)P, sizeof(int));
+  int *sdispl = calloc((size_t)P + 1, sizeof(int)), *rdispl = calloc((size_t)P + 1, sizeof(int));
+  int64_t *cnt = calloc((size_t)P, sizeof(int64_t));
+  /* Count, then place: two int64 per entry. A self-loop travels once, to its owner, as (u, u). */
+  for (int64_t k = 0; k < e->m; ++k) {
+    const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
+    if (u == v) {
+      cnt[entry_rank(g, u, u)] += 2;
+    } else {
+      cnt[entry_rank(g, u, v)] += 2;
+      cnt[entry_rank(g, v, u)] += 2;
+    }
+  }
+  for (int r = 0; r < P; ++r) {
+    scount[r] = to_int(cnt[r], "kernel 1 entries");
+    sdispl[r + 1] = to_int((int64_t)sdispl[r] + scount[r], "kernel 1 entries");
+  }
+  KIT_MPI_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < P; ++r) rdispl[r + 1] = to_int((int64_t)rdispl[r] + rcount[r], "kernel 1 entries");
+  int64_t *sbuf = kit_malloc((size_t)(sdispl[P] + 1) * sizeof(int64_t), "kernel 1 send buffer");
+  int64_t *rbuf = kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
+  for (int r = 0; r < P; ++r) cnt[r] = sdispl[r];
+  for (int64_t k = 0; k < e->m; ++k) {
+    const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
+    int r = entry_rank(g, u, v);
+    sbuf[cnt[r]++] = u;
+    sbuf[cnt[r]++] = v;
+    if (u != v) {
+      r = entry_rank(g, v, u);
+      sbuf[cnt[r]++] = v;
+      sbuf[cnt[r]++] = u;
+    }
+  }
+  KIT_MPI_CHECK(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
+  free(sbuf);
+
+  /* CSR by column-local source. */
+  const int64_t P64 = P, nent = rdispl[P] / 2;
+  g->loops = calloc((size_t)(g->own_count > 0 ? g->own_count : 1), sizeof(int32_t));
+  g->xoff = calloc((size_t)g->ncol + 1, sizeof(int64_t));
+  int64_t *xs = kit_malloc((size_t)(nent + 1) * sizeof(int64_t), "kernel 1 sources");
+  for (int64_t k = 0; k < nent; ++k) {
+    const int64_t u = rbuf[2 * k], v = rbuf[2 * k + 1];
+    if (u == v) {
+      g->loops[u - g->own_begin]++;
+      xs[k] = -1;
+      continue;
+    }
+    const int64_t bu = bfs_block_of(g->n, P64, u), ii = bu % g->R;
+    xs[k] = g->col_off[ii] + (u - g->col_begin[ii]);
+    g->xoff[xs[k] + 1]++;
+  }
+  for (int64_t x = 0; x < g->ncol; ++x) g->xoff[x + 1] += g->xoff[x];
+  g->adj = kit_malloc((size_t)(g->xoff[g->ncol] + 1) * sizeof(uint32_t), "adjacency");
+  int64_t *fill = kit_malloc((size_t)(g->ncol + 1) * sizeof(int64_t), "kernel 1 fill");
+  memcpy(fill, g->xoff, (size_t)g->ncol * sizeof(int64_t));
+  for (int64_t k = 0; k < nent; ++k) {
+    if (xs[k] < 0) continue;
+    const int64_t v = rbuf[2 * k + 1];
+    const int64_t jj = bfs_block_of(g->n, P64, v) / g->R;
+    g->adj[fill[xs[k]]++] = (uint32_t)(g->row_off[jj] + (v - g->row_begin[jj]));
+  }
+  free(fill);
+  free(xs);
+  free(rbuf);
+  free(cnt);
+  free(scount);
+  free(rcount);
+  free(sdispl);
+  free(rdispl);
+}
+
+void bfs_graph_free(bfs_graph *g) {
+  KIT_MPI_CHECK(MPI_Comm_free(&g->row));
+  KIT_MPI_CHECK(MPI_Comm_free(&g->col));
+  free(g->row_off);
+  free(g->row_begin);
+  free(g->row_count);
+  free(g->col_off);
+  free(g->col_begin);
+  free(g->col_count);
+  free(g->xoff);
+  free(g->adj);
+  free(g->loops);
+  memset(g, 0, sizeof *g);
+}
+
+int64_t bfs_col_global(const bfs_graph *g, int64_t x) {
+  int ii = 0;
+  while (x >= g->col_off[ii + 1]) ii++;
+  return g->col_begin[ii] + (x - g->col_off[ii]);
+}
+
+uint32_t *bfs_nonisolated(const bfs_graph *g) {
+  const int64_t words = bfs_bitmap_words(g->n);
+  uint32_t *bits = calloc((size_t)words, sizeof(uint32_t));
+  for (int ii = 0; ii < g->R; ++ii)
+    for (int64_t k = 0; k < g->col_count[ii]; ++k) {
+      const int64_t x = g->col_off[ii] + k;
+      if (g->xoff[x + 1] > g->xoff[x]) bfs_bit_set(bits, g->col_begin[ii] + k);
+    }
+  KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, bits, to_int(words, "vertex bitmap"), MPI_UINT32_T, MPI_BOR, MPI_COMM_WORLD));
+  return bits;
+}
+
+int bfs_sample_roots(const uint32_t *nonisolated, int64_t n, uint64_t seed, int want, int64_t *roots) {
+  const int64_t eligible = bfs_bitmap_count(nonisolated, bfs_bitmap_words(n));
+  int got = 0;
+  if (eligible <= want) { /* Graph500: fewer qualifying vertices, fewer searches */
+    for (int64_t v = 0; v < n; ++v)
+      if (bfs_bit_get(nonisolated, v)) roots[got++] = v;
+    return got;
+  }
+  /* Uniform draws until `want` distinct qualifying vertices: candidate k is Philox(seed, k). */
+  for (uint64_t k = 0; got < want; ++k) {
+    kit_philox4x32 c = {{(uint32_t)k, (uint32_t)(k >> 32), 0u, BFS_STREAM_ROOT}};
+    kit_philox_key key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    const kit_philox4x32 w = kit_philox4x32_10(c, key);
+    const int64_t v = (int64_t)((((uint64_t)w.v[0] << 32) | w.v[1]) % (uint64_t)n);
+    if (!bfs_bit_get(nonisolated, v)) continue;
+    int dup = 0;
+    for (int r = 0; r < got; ++r) dup |= roots[r] == v;
+    if (!dup) roots[got++] = v;
+  }
+  return got;
+}
+
+int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned) {
+  /* Which vertices of this grid column were reached: the owners' bits, gathered. */
+  const int64_t own_words = g->own_pad / 32;
+  uint32_t *mine = calloc((size_t)(own_words + 1), sizeof(uint32_t));
+  uint32_t *col = calloc((size_t)(g->ncol / 32 + 1), sizeof(uint32_t));
+  for (int64_t k = 0; k < g->own_count; ++k)
+    if (level_owned[k] >= 0) bfs_bit_set(mine, k);
+  int *counts = kit_malloc((size_t)g->R * sizeof(int), "counts"), *displs = kit_malloc((size_t)g->R * sizeof(int), "displs");
+  for (int ii = 0; ii < g->R; ++ii) {
+    counts[ii] = to_int((g->col_off[ii + 1] - g->col_off[ii]) / 32, "column bitmap");
+    displs[ii] = to_int(g->col_off[ii] / 32, "column bitmap");
+  }
+  KIT_MPI_CHECK(MPI_Allgatherv(mine, to_int(own_words, "bitmap"), MPI_UINT32_T, col, counts, displs, MPI_UINT32_T, g->col));
+  /* Each non-loop input edge is stored twice (u -> v and v -> u): halve the directed sum. */
+  int64_t directed = 0, loops = 0;
+  for (int64_t x = 0; x < g->ncol; ++x)
+    if (bfs_bit_get(col, x)) directed += g->xoff[x + 1] - g->xoff[x];
+  for (int64_t k = 0; k < g->own_count; ++k)
+    if (level_owned[k] >= 0) loops += g->loops[k];
+  int64_t mine2[2] = {directed, loops}, all[2];
+  KIT_MPI_CHECK(MPI_Allreduce(mine2, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  free(mine);
+  free(col);
+  free(counts);
+  free(displs);
+  return all[0] / 2 + all[1];
+}

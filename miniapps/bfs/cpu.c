@@ -1,0 +1,193 @@
+/* cpu.c: the `cpu` variant. MPI ranks on an R x C grid x OpenMP threads, no GPU: the
+ * level-synchronous 2D BFS of Bernaschi et al. Sec. 3.3 (after Checconi and Petrini):
+ * per level, expand the frontier along the grid column, discover the neighbours in this
+ * rank's N/C x N/R block of the adjacency matrix, fold the discovered vertices along the
+ * grid row to their owners, who keep the unvisited ones as the next frontier. Messages are
+ * lists or bitmaps (--transfer). With one rank it is the CPU baseline.
+ * Parents: each rank keeps, per row vertex, the smallest key (level << 44 | parent) it has
+ * found; after the last level a MIN reduce-scatter along the row gives every owner the
+ * key of the earliest discovery, i.e. a parent at the previous level. Taking the smallest
+ * label among those makes the parent array independent of the grid and thread count.
+ *   mpiexec -n 4 build/bin/bfs --variant cpu --scale 12 --grid 2x2 --transfer bitmap */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfs.h"
+#include "bitmap.h"
+#include "exchange.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+/* Keys are signed and below 2^63 on purpose: the MPICH of the CPU machines reduces
+ * MPI_UINT64_T with MPI_MIN as if it were signed (UINT64_MAX lost to 5), so the reduction
+ * runs on MPI_INT64_T with INT64_MAX as "not found". */
+#define KEY_SHIFT 44 /* parent label bits; the level takes the 19 above them */
+#define KEY_NONE INT64_MAX
+#define KEY_MAX_LEVEL ((1 << 19) - 2)
+
+typedef struct cpu_state {
+  bfs_ctx c;
+  uint32_t *front;    /* own_pad bits: this rank's vertices in the current frontier */
+  uint32_t *visited;  /* own_pad bits: this rank's vertices reached so far */
+  uint32_t *recv;     /* own_pad bits: what the fold brought */
+  uint32_t *colbits;  /* ncol bits: the grid column's frontier */
+  uint32_t *col_list; /* the same as column-local indices */
+  uint32_t *rowbits;  /* nrow bits: discovered here at this level */
+  int64_t *best;      /* nrow keys: earliest (level, parent) found here per row vertex */
+  int64_t *best_own;  /* own_pad keys after the reduce-scatter */
+  int *rs_counts;     /* reduce-scatter block sizes (the row members' padded ranges) */
+  int32_t *level;     /* own_count */
+  int64_t *parent;    /* own_count */
+  bfs_exchange x;
+  bfs_traffic traffic;
+} cpu_state;
+
+static void *cpu_setup(const bfs_ctx *c) {
+  cpu_state *s = calloc(1, sizeof *s);
+  const bfs_graph *g = c->g;
+  s->c = *c;
+  const size_t ow = (size_t)g->own_pad / 32 + 1;
+  s->front = kit_malloc(ow * sizeof(uint32_t), "frontier");
+  s->visited = kit_malloc(ow * sizeof(uint32_t), "visited");
+  s->recv = kit_malloc(ow * sizeof(uint32_t), "received");
+  s->colbits = kit_malloc(((size_t)g->ncol / 32 + 1) * sizeof(uint32_t), "column frontier");
+  s->col_list = kit_malloc(((size_t)g->ncol + 1) * sizeof(uint32_t), "column frontier");
+  s->rowbits = kit_malloc(((size_t)g->nrow / 32 + 1) * sizeof(uint32_t), "discovered");
+  s->best = kit_malloc(((size_t)g->nrow + 1) * sizeof(int64_t), "parent keys");
+  s->best_own = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "parent keys");
+  s->rs_counts = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  for (int jj = 0; jj < g->C; ++jj) s->rs_counts[jj] = (int)(g->row_off[jj + 1] - g->row_off[jj]);
+  s->level = kit_malloc(((size_t)g->own_count + 1) * sizeof(int32_t), "levels");
+  s->parent = kit_malloc(((size_t)g->own_count + 1) * sizeof(int64_t), "parents");
+  bfs_exchange_init(&s->x, g);
+  return s;
+}
+
+/* Records that row vertex v was reached from column vertex `from` with key `key`: keeps the
+ * smallest key, and marks v as discovered here the first time. Threads race benignly on
+ * the same v: compare-and-swap keeps the minimum, only the thread that replaces KEY_NONE
+ * sets the bit. */
+static inline void claim(int64_t *best, uint32_t *rowbits, uint32_t v, int64_t key) {
+  int64_t old = __atomic_load_n(&best[v], __ATOMIC_RELAXED);
+  while (key < old) {
+    if (__atomic_compare_exchange_n(&best[v], &old, key, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      if (old == KEY_NONE) __atomic_fetch_or(&rowbits[v >> 5], 1u << (v & 31), __ATOMIC_RELAXED);
+      return;
+    }
+  }
+}
+
+static void cpu_run(void *st, int64_t root) {
+  cpu_state *s = st;
+  const bfs_graph *g = s->c.g;
+  const int mode = s->c.transfer;
+  const int64_t ow = g->own_pad / 32, cw = g->ncol / 32, rw = g->nrow / 32;
+  s->traffic.nlevels = 0;
+
+  /* Per-search state, inside the timed search (Graph500 "Timing"). */
+  KIT_RANGE_PUSH("init");
+  memset(s->front, 0, (size_t)ow * sizeof(uint32_t));
+  memset(s->visited, 0, (size_t)ow * sizeof(uint32_t));
+  memset(s->rowbits, 0, (size_t)rw * sizeof(uint32_t));
+#pragma omp parallel for schedule(static)
+  for (int64_t v = 0; v < g->nrow; ++v) s->best[v] = KEY_NONE;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < g->own_count; ++k) s->level[k] = -1;
+  int64_t count = 0;
+  if (root >= g->own_begin && root < g->own_begin + g->own_count) {
+    bfs_bit_set(s->front, root - g->own_begin);
+    bfs_bit_set(s->visited, root - g->own_begin);
+    s->level[root - g->own_begin] = 0;
+    count = 1;
+  }
+  KIT_RANGE_POP();
+
+  for (int level = 0;; ++level) {
+    if (level > KEY_MAX_LEVEL) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", KEY_MAX_LEVEL);
+    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+
+    /* 1. Expand: the frontier of the whole grid column, from its R owners. */
+    memset(s->colbits, 0, (size_t)cw * sizeof(uint32_t));
+    bfs_expand(g, mode, s->front, count, s->colbits, &s->x, t);
+    const int64_t nfront = bfs_bitmap_unpack(s->colbits, cw, s->col_list);
+
+    /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
+    KIT_RANGE_PUSH("discover");
+    const int64_t key_level = (int64_t)(level + 1) << KEY_SHIFT;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t k = 0; k < nfront; ++k) {
+      const uint32_t u = s->col_list[k];
+      const int64_t key = key_level | bfs_col_global(g, u);
+      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) claim(s->best, s->rowbits, g->adj[e], key);
+    }
+    KIT_RANGE_POP();
+
+    /* 3. Fold: discovered vertices to their owners along the grid row. */
+    memset(s->recv, 0, (size_t)ow * sizeof(uint32_t));
+    bfs_fold(g, mode, s->rowbits, s->recv, &s->x, t);
+    memset(s->rowbits, 0, (size_t)rw * sizeof(uint32_t));
+
+    /* 4. Owners keep the unvisited ones: the next frontier. */
+    KIT_RANGE_PUSH("update");
+    count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+    for (int64_t w = 0; w < ow; ++w) {
+      uint32_t fresh = s->recv[w] & ~s->visited[w];
+      s->visited[w] |= fresh;
+      s->front[w] = fresh;
+      count += bfs_popc32(fresh);
+      while (fresh) {
+        const int bit = __builtin_ctz(fresh);
+        s->level[(w << 5) + bit] = level + 1;
+        fresh &= fresh - 1;
+      }
+    }
+    int64_t next = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    KIT_RANGE_POP();
+    if (next == 0) break;
+    bfs_traffic_level(&s->traffic, level + 1)->frontier = next;
+  }
+  s->traffic.lv[0].frontier = 1;
+
+  /* 5. Parents: the earliest, smallest-label discoverer, gathered by each owner. */
+  KIT_RANGE_PUSH("parents");
+  KIT_MPI_CHECK(MPI_Reduce_scatter(s->best, s->best_own, s->rs_counts, MPI_INT64_T, MPI_MIN, g->row));
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < g->own_count; ++k) {
+    const int64_t key = s->best_own[k];
+    s->parent[k] = s->level[k] < 0 ? -1 : s->level[k] == 0 ? g->own_begin + k : (key & (((int64_t)1 << KEY_SHIFT) - 1));
+  }
+  KIT_RANGE_POP();
+}
+
+static void cpu_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
+  cpu_state *s = st;
+  memcpy(parent_owned, s->parent, (size_t)s->c.g->own_count * sizeof(int64_t));
+  memcpy(level_owned, s->level, (size_t)s->c.g->own_count * sizeof(int32_t));
+}
+
+static const bfs_traffic *cpu_traffic(void *st) { return &((cpu_state *)st)->traffic; }
+
+static void cpu_teardown(void *st) {
+  cpu_state *s = st;
+  bfs_exchange_free(&s->x);
+  free(s->front);
+  free(s->visited);
+  free(s->recv);
+  free(s->colbits);
+  free(s->col_list);
+  free(s->rowbits);
+  free(s->best);
+  free(s->best_own);
+  free(s->rs_counts);
+  free(s->level);
+  free(s->parent);
+  free(s->traffic.lv);
+  free(s);
+}
+
+const bfs_variant bfs_cpu = {
+    "cpu", "MPI ranks on an R x C grid x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
+    cpu_setup, cpu_run, cpu_fetch, cpu_traffic, cpu_teardown,
+};

@@ -1,0 +1,38 @@
+/* exchange.h: the two frontier exchanges of one BFS level on the 2D grid (Bernaschi et al.
+ * Sec. 3.3): "expand" along the grid column, "fold" along the grid row. Each message is a
+ * list of 32-bit vertex indices or a bitmap of the receiver's (expand: the sender's) vertex
+ * range, chosen per message: --transfer list, bitmap, or auto (a bitmap when the list would
+ * hold more than n/32 vertices of an n-vertex range, i.e. be longer in bits). Every rank
+ * first tells its peers each message's form and length (two ints), then sends the payload.
+ * Bytes are counted per level for messages to other ranks: payload only, not the two-int
+ * headers; a rank's message to itself is a local copy and is not counted. */
+#ifndef BFS_EXCHANGE_H
+#define BFS_EXCHANGE_H
+#include <stdint.h>
+
+#include "bfs.h"
+
+/* Scratch buffers of the exchanges, sized once per graph. */
+typedef struct bfs_exchange {
+  uint32_t *sbuf, *rbuf;
+  int *hdr_s, *hdr_r;            /* per peer: {bitmap?, words} */
+  int *scount, *sdispl, *rcount, *rdispl;
+} bfs_exchange;
+
+void bfs_exchange_init(bfs_exchange *x, const bfs_graph *g);
+void bfs_exchange_free(bfs_exchange *x);
+
+/* 1 if a message of `count` vertices of an n-vertex range goes as a bitmap. */
+int bfs_as_bitmap(int mode, int64_t count, int64_t n);
+
+/* Expand: own_bits (own_pad bits, `count` of them set) is this rank's frontier; on return
+ * colbits (ncol bits, zeroed by the caller) holds the frontier of the whole grid column. */
+void bfs_expand(const bfs_graph *g, int mode, const uint32_t *own_bits, int64_t count, uint32_t *colbits,
+                bfs_exchange *x, bfs_level_traffic *t);
+
+/* Fold: rowbits (nrow bits) marks what this rank discovered at this level; member j' of the
+ * grid row gets its section. On return own_bits (own_pad bits, zeroed by the caller) is
+ * the union of what the row sent this rank. */
+void bfs_fold(const bfs_graph *g, int mode, const uint32_t *rowbits, uint32_t *own_bits, bfs_exchange *x,
+              bfs_level_traffic *t);
+#endif

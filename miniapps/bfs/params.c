@@ -1,0 +1,54 @@
+/* params.c: small pieces of the bfs command line and bookkeeping: the --grid parser, the
+ * default grid, --transfer words, per-level traffic records. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfs.h"
+#include "kit/check.h"
+
+int bfs_transfer_mode(const char *word) {
+  return strcmp(word, "list") == 0 ? BFS_LIST : strcmp(word, "bitmap") == 0 ? BFS_BITMAP : BFS_AUTO;
+}
+
+int bfs_parse_grid(const char *arg, void *dest, char *err, size_t errlen) {
+  int *rc = dest;
+  const char *x = strpbrk(arg, "xX");
+  char *end1 = NULL, *end2 = NULL;
+  errno = 0;
+  const long r = x ? strtol(arg, &end1, 10) : 0;
+  const long c = x ? strtol(x + 1, &end2, 10) : 0;
+  if (!x || errno || end1 != x || end1 == arg || !end2 || end2 == x + 1 || *end2 || arg[0] == '-' || x[1] == '-' ||
+      x[1] == '+') {
+    snprintf(err, errlen, "'%s' is not RxC (two positive integers, e.g. 2x4)", arg);
+    return -1;
+  }
+  if (r < 1 || c < 1 || r > 65536 || c > 65536) {
+    snprintf(err, errlen, "'%s': R and C must be in [1, 65536]", arg);
+    return -1;
+  }
+  rc[0] = (int)r;
+  rc[1] = (int)c;
+  return 0;
+}
+
+void bfs_default_grid(int p, int grid[2]) {
+  int r = 1;
+  for (int d = 1; (long)d * d <= p; ++d)
+    if (p % d == 0) r = d;
+  grid[0] = r;
+  grid[1] = p / r;
+}
+
+bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level) {
+  if (level >= t->cap) {
+    const int cap = level + 64;
+    bfs_level_traffic *lv = realloc(t->lv, (size_t)cap * sizeof *lv);
+    if (!lv) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for %d levels", cap);
+    t->lv = lv;
+    t->cap = cap;
+  }
+  while (t->nlevels <= level) memset(&t->lv[t->nlevels++], 0, sizeof *t->lv);
+  return &t->lv[level];
+}

@@ -1,0 +1,72 @@
+/* reference.c: the oracle. A plain serial queue BFS on a CSR built directly from the input
+ * edge list on one rank: no partitioning, no messages, no threads. Levels are unique in a
+ * BFS, so every variant, grid and thread count must reproduce them exactly (DESIGN.md Sec. 6);
+ * the validation (validate.c) uses this CSR to look up parent edges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+#include "validate.h"
+
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void bfs_csr_build(const int64_t *uv, int64_t m, int64_t n, bfs_csr *g) {
+  g->n = n;
+  g->off = calloc((size_t)n + 1, sizeof(int64_t));
+  for (int64_t k = 0; k < m; ++k)
+    if (uv[2 * k] != uv[2 * k + 1]) {
+      g->off[uv[2 * k] + 1]++;
+      g->off[uv[2 * k + 1] + 1]++;
+    }
+  for (int64_t v = 0; v < n; ++v) g->off[v + 1] += g->off[v];
+  g->adj = kit_malloc((size_t)(g->off[n] + 1) * sizeof(int64_t), "oracle adjacency");
+  int64_t *fill = kit_malloc((size_t)(n + 1) * sizeof(int64_t), "oracle fill");
+  memcpy(fill, g->off, (size_t)n * sizeof(int64_t));
+  for (int64_t k = 0; k < m; ++k) {
+    const int64_t u = uv[2 * k], v = uv[2 * k + 1];
+    if (u == v) continue;
+    g->adj[fill[u]++] = v;
+    g->adj[fill[v]++] = u;
+  }
+  free(fill);
+  for (int64_t v = 0; v < n; ++v) qsort(g->adj + g->off[v], (size_t)(g->off[v + 1] - g->off[v]), sizeof(int64_t), cmp_i64);
+}
+
+void bfs_csr_free(bfs_csr *g) {
+  free(g->off);
+  free(g->adj);
+  memset(g, 0, sizeof *g);
+}
+
+int bfs_csr_has_edge(const bfs_csr *g, int64_t u, int64_t v) {
+  if (u < 0 || u >= g->n || v < 0 || v >= g->n) return 0;
+  int64_t lo = g->off[u], hi = g->off[u + 1];
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (g->adj[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->off[u + 1] && g->adj[lo] == v;
+}
+
+void bfs_reference(const bfs_csr *g, int64_t root, int32_t *level) {
+  int64_t *queue = kit_malloc((size_t)(g->n + 1) * sizeof(int64_t), "oracle queue");
+  for (int64_t v = 0; v < g->n; ++v) level[v] = -1;
+  int64_t head = 0, tail = 0;
+  level[root] = 0;
+  queue[tail++] = root;
+  while (head < tail) {
+    const int64_t u = queue[head++];
+    for (int64_t e = g->off[u]; e < g->off[u + 1]; ++e) {
+      const int64_t v = g->adj[e];
+      if (level[v] < 0) {
+        level[v] = level[u] + 1;
+        queue[tail++] = v;
+      }
+    }
+  }
+  free(queue);
+}

@@ -1,0 +1,382 @@
+// bfs host building blocks (label cpu): bitmap pack/unpack, the partition arithmetic, the
+// Kronecker generator (determinism over slicings, its initiator probabilities, the
+// permutation), the Graph500 validation rules against corrupted parent arrays, and the
+// Graph500 statistics against values worked out by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "bfs.h"
+#include "bitmap.h"
+#include "kronecker.h"
+#include "partition.h"
+#include "validate.h"
+
+namespace {
+
+// Round trip: pack a set, unpack it, get the sorted set back; the bitmap has exactly the
+// set bits and nothing beyond nbits.
+void round_trip(const std::vector<uint32_t> &set, int64_t nbits) {
+  const int64_t words = bfs_bitmap_words(nbits);
+  std::vector<uint32_t> bmap(words + 1, 0u), out(set.size() + 1, 0xDEADBEEFu);
+  bmap[words] = 0xA5A5A5A5u;  // guard word: must not be touched
+  bfs_bitmap_pack(set.data(), (int64_t)set.size(), bmap.data());
+  std::set<uint32_t> uniq(set.begin(), set.end());
+  ASSERT_EQ(bfs_bitmap_count(bmap.data(), words), (int64_t)uniq.size());
+  const int64_t n = bfs_bitmap_unpack(bmap.data(), words, out.data());
+  ASSERT_EQ(n, (int64_t)uniq.size());
+  std::vector<uint32_t> want(uniq.begin(), uniq.end());
+  for (int64_t k = 0; k < n; ++k) ASSERT_EQ(out[k], want[k]) << "position " << k;
+  EXPECT_EQ(out[n], 0xDEADBEEFu) << "unpack wrote past its count";
+  EXPECT_EQ(bmap[words], 0xA5A5A5A5u);
+  for (uint32_t v : want) EXPECT_EQ(bfs_bit_get(bmap.data(), v), 1);
+}
+}  // namespace
+
+TEST(bfsBitmap, Empty) {
+  round_trip({}, 0);
+  round_trip({}, 1);
+  round_trip({}, 95);
+}
+
+TEST(bfsBitmap, Full) {
+  for (int64_t nbits : {1, 31, 32, 33, 64, 100}) {
+    std::vector<uint32_t> all(nbits);
+    for (int64_t k = 0; k < nbits; ++k) all[k] = (uint32_t)k;
+    round_trip(all, nbits);
+  }
+}
+
+TEST(bfsBitmap, SingleBitsAtWordEdges) {
+  for (uint32_t v : {0u, 1u, 30u, 31u, 32u, 33u, 63u, 64u, 95u, 96u, 127u})
+    round_trip({v}, 130);  // 130: not a multiple of 32
+  round_trip({31, 32}, 33);
+  round_trip({0, 31, 32, 63, 64}, 65);
+}
+
+TEST(bfsBitmap, UnpackWordMatchesAlgorithm1Lanes) {
+  // Word 3 with bits 0, 5 and 31: vertices 96, 101, 127 in increasing order.
+  uint32_t out[32];
+  ASSERT_EQ(bfs_bitmap_unpack_word(0x80000021u, 3, out), 3);
+  EXPECT_EQ(out[0], 96u);
+  EXPECT_EQ(out[1], 101u);
+  EXPECT_EQ(out[2], 127u);
+}
+
+TEST(bfsBitmap, RandomSetsWithDuplicates) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t nbits = 1 + rng() % 1000;
+    const int64_t count = rng() % (2 * nbits);
+    std::vector<uint32_t> set(count);
+    for (auto &v : set) v = rng() % nbits;
+    round_trip(set, nbits);
+  }
+}
+
+TEST(bfsPartition, BlocksCoverEveryVertexOnce) {
+  for (int64_t n : {1, 5, 12, 31, 1000, 1025})
+    for (int64_t parts : {1, 2, 3, 4, 7})
+      if (parts <= n) {
+        int64_t next = 0;
+        for (int64_t b = 0; b < parts; ++b) {
+          ASSERT_EQ(bfs_block_begin(n, parts, b), next);
+          const int64_t c = bfs_block_count(n, parts, b);
+          ASSERT_GE(c, n / parts);
+          ASSERT_LE(c, n / parts + 1);
+          for (int64_t v = next; v < next + c; ++v) ASSERT_EQ(bfs_block_of(n, parts, v), b) << n << " " << parts << " " << v;
+          next += c;
+        }
+        ASSERT_EQ(next, n);
+      }
+}
+
+TEST(bfsGrid, DefaultAndParser) {
+  int g[2];
+  bfs_default_grid(1, g);
+  EXPECT_EQ(g[0] * 10 + g[1], 11);
+  bfs_default_grid(2, g);
+  EXPECT_EQ(g[0] * 10 + g[1], 12);
+  bfs_default_grid(4, g);
+  EXPECT_EQ(g[0] * 10 + g[1], 22);
+  bfs_default_grid(6, g);
+  EXPECT_EQ(g[0] * 10 + g[1], 23);
+  bfs_default_grid(7, g);
+  EXPECT_EQ(g[0] * 10 + g[1], 17);
+  char err[200];
+  EXPECT_EQ(bfs_parse_grid("2x3", g, err, sizeof err), 0);
+  EXPECT_EQ(g[0] * 10 + g[1], 23);
+  for (const char *bad : {"2", "x3", "2x", "2x3x", "0x4", "-1x4", "2x-2", "axb", "2 x3"})
+    EXPECT_NE(bfs_parse_grid(bad, g, err, sizeof err), 0) << bad;
+}
+
+// The edge list is a function of (scale, edgefactor, seed) only: the slices of 1, 2, 3 and
+// 4 ranks concatenate to the same list (compared edge by edge, and by the hash).
+TEST(bfsGenerator, SameListForAnySlicing) {
+  const int scale = 9, ef = 8;
+  bfs_edges whole;
+  bfs_generate(scale, ef, 42, 0, (int64_t)ef << scale, &whole);
+  const uint64_t h = bfs_edges_hash(&whole);
+  for (int P : {1, 2, 3, 4}) {
+    uint64_t hs = 0;
+    int64_t at = 0;
+    for (int r = 0; r < P; ++r) {
+      bfs_edges s;
+      bfs_generate_slice(scale, ef, 42, r, P, &s);
+      ASSERT_EQ(s.first, at);
+      for (int64_t k = 0; k < 2 * s.m; ++k) ASSERT_EQ(s.uv[k], whole.uv[2 * at + k]) << "P=" << P << " rank " << r;
+      at += s.m;
+      hs += bfs_edges_hash(&s);
+      bfs_edges_free(&s);
+    }
+    EXPECT_EQ(at, whole.m);
+    EXPECT_EQ(hs, h) << "P=" << P;
+  }
+  // Another seed gives another graph.
+  bfs_edges other;
+  bfs_generate(scale, ef, 43, 0, (int64_t)ef << scale, &other);
+  EXPECT_NE(bfs_edges_hash(&other), h);
+  bfs_edges_free(&other);
+  bfs_edges_free(&whole);
+}
+
+// Before the permutation, each bit level of an edge picks the quadrant with the initiator's
+// probabilities: row bit set with 1-(A+B) = 0.24; column bit set with B/(A+B) = 0.25 after a
+// clear row bit and D/(C+D) = 0.05/0.24 after a set one. Checked within 5 standard errors.
+TEST(bfsGenerator, InitiatorProbabilities) {
+  const int scale = 12;
+  const bfs_kron k = bfs_kron_make(scale, 2024);
+  const int64_t m = 20000;
+  double row1 = 0, col1_row0 = 0, row0 = 0, col1_row1 = 0;
+  for (int64_t e = 0; e < m; ++e) {
+    uint64_t u, v;
+    bfs_kron_edge_raw(&k, (uint64_t)e, &u, &v);
+    for (int b = 0; b < scale; ++b) {
+      const int ib = (u >> b) & 1, jb = (v >> b) & 1;
+      row1 += ib;
+      if (ib) {
+        col1_row1 += jb;
+      } else {
+        row0 += 1;
+        col1_row0 += jb;
+      }
+    }
+  }
+  const double trials = (double)m * scale;
+  auto within = [](double hits, double n, double p) { return std::fabs(hits / n - p) < 5.0 * std::sqrt(p * (1 - p) / n); };
+  EXPECT_TRUE(within(row1, trials, 0.24)) << row1 / trials;
+  EXPECT_TRUE(within(col1_row0, row0, 0.25)) << col1_row0 / row0;
+  EXPECT_TRUE(within(col1_row1, row1, 0.05 / 0.24)) << col1_row1 / row1;
+}
+
+TEST(bfsGenerator, PermutationIsABijection) {
+  for (int scale : {1, 2, 5, 10, 13}) {
+    const bfs_kron k = bfs_kron_make(scale, 99);
+    const uint64_t n = (uint64_t)1 << scale;
+    std::vector<char> seen(n, 0);
+    uint64_t fixed = 0;
+    for (uint64_t x = 0; x < n; ++x) {
+      const uint64_t y = bfs_kron_permute(&k, x);
+      ASSERT_LT(y, n);
+      ASSERT_FALSE(seen[y]) << "scale " << scale << ": " << y << " hit twice";
+      seen[y] = 1;
+      fixed += y == x;
+    }
+    if (scale >= 10) {
+      EXPECT_LT(fixed, n / 50) << "hardly a permutation";
+    }
+  }
+}
+
+namespace {
+// The small graph of tests/bfs/data/small.el: component {0..7}, component {8, 9, 10}.
+const int64_t kEdges[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {2, 3}, {3, 4}, {4, 5},
+                             {5, 5}, {5, 6}, {6, 7}, {0, 7}, {8, 9}, {9, 10}};
+const int64_t kM = sizeof kEdges / sizeof *kEdges, kN = 11;
+// Levels from root 0, worked out by hand, and one valid parent array.
+const int32_t kLevel[kN] = {0, 1, 1, 2, 3, 3, 2, 1, -1, -1, -1};
+const int64_t kParent[kN] = {0, 0, 0, 1, 3, 6, 7, 0, -1, -1, -1};
+
+struct Fixture {
+  std::vector<int64_t> uv;
+  bfs_csr csr;
+  Fixture() : uv(2 * kM) {
+    for (int64_t k = 0; k < kM; ++k) {
+      uv[2 * k] = kEdges[k][0];
+      uv[2 * k + 1] = kEdges[k][1];
+    }
+    bfs_csr_build(uv.data(), kM, kN, &csr);
+  }
+  ~Fixture() { bfs_csr_free(&csr); }
+  bfs_validation check(const std::vector<int64_t> &parent, const std::vector<int32_t> &level) {
+    bfs_validation v;
+    bfs_validate(&csr, uv.data(), kM, 0, parent.data(), level.data(), &v);
+    return v;
+  }
+};
+std::vector<int64_t> parents() { return std::vector<int64_t>(kParent, kParent + kN); }
+std::vector<int32_t> levels() { return std::vector<int32_t>(kLevel, kLevel + kN); }
+}  // namespace
+
+TEST(bfsOracle, LevelsByHand) {
+  Fixture f;
+  std::vector<int32_t> level(kN);
+  bfs_reference(&f.csr, 0, level.data());
+  for (int64_t v = 0; v < kN; ++v) EXPECT_EQ(level[v], kLevel[v]) << v;
+  bfs_reference(&f.csr, 9, level.data());
+  EXPECT_EQ(level[8], 1);
+  EXPECT_EQ(level[10], 1);
+  EXPECT_EQ(level[0], -1);
+}
+
+TEST(bfsValidate, AcceptsAValidTree) {
+  Fixture f;
+  const bfs_validation v = f.check(parents(), levels());
+  EXPECT_TRUE(bfs_validation_ok(&v));
+  // m of TEPS: the 11 input edges of component {0..7}, the repeat and the self-loop included.
+  EXPECT_EQ(v.nedge, 11);
+  // Another valid choice: 3's parent 2 instead of 1 (both at level 1).
+  auto p = parents();
+  p[3] = 2;
+  const bfs_validation w = f.check(p, levels());
+  EXPECT_TRUE(bfs_validation_ok(&w));
+}
+
+TEST(bfsValidate, Rule1CatchesACycle) {
+  Fixture f;
+  auto p = parents();
+  p[3] = 4;  // 3 -> 4 -> 3
+  const bfs_validation v = f.check(p, levels());
+  EXPECT_GT(v.tree, 0);
+  EXPECT_FALSE(bfs_validation_ok(&v));
+}
+
+TEST(bfsValidate, Rule1CatchesAParentOutOfRange) {
+  Fixture f;
+  auto p = parents();
+  p[6] = 11;
+  EXPECT_GT(f.check(p, levels()).tree, 0);
+}
+
+TEST(bfsValidate, Rule2CatchesWrongLevels) {
+  Fixture f;
+  auto l = levels();
+  l[4] = 4;  // the tree says 3
+  const bfs_validation v = f.check(parents(), l);
+  EXPECT_GT(v.tree_levels, 0);
+  EXPECT_FALSE(bfs_validation_ok(&v));
+}
+
+TEST(bfsValidate, Rule2CatchesASameLevelParent) {
+  Fixture f;
+  auto p = parents();
+  p[2] = 1;  // 1 and 2 are both at level 1
+  const bfs_validation v = f.check(p, levels());
+  EXPECT_GT(v.tree_levels, 0);
+}
+
+TEST(bfsValidate, Rule3CatchesADeepTree) {
+  Fixture f;
+  // A valid tree of a DFS, not a BFS: 0-1-3-2 then 2's level 3 though it neighbours the root.
+  std::vector<int64_t> p = {0, 0, 3, 1, 3, 4, 5, 6, -1, -1, -1};
+  std::vector<int32_t> l = {0, 1, 3, 2, 3, 4, 5, 6, -1, -1, -1};
+  const bfs_validation v = f.check(p, l);
+  EXPECT_EQ(v.tree, 0);
+  EXPECT_EQ(v.tree_levels, 0);
+  EXPECT_GT(v.edge_levels, 0);
+  EXPECT_FALSE(bfs_validation_ok(&v));
+}
+
+TEST(bfsValidate, Rule4CatchesAMissedVertex) {
+  Fixture f;
+  auto p = parents();
+  auto l = levels();
+  p[4] = -1;  // 4 and 5 left out, though they are in the root's component
+  l[4] = -1;
+  p[5] = -1;
+  l[5] = -1;
+  const bfs_validation v = f.check(p, l);
+  EXPECT_GT(v.spans, 0);
+  EXPECT_FALSE(bfs_validation_ok(&v));
+}
+
+TEST(bfsValidate, Rule5CatchesAParentThatIsNoEdge) {
+  Fixture f;
+  // 4 hung under 1 (no edge 1-4) at level 2, 5 under 4 at level 3: a tree whose levels are
+  // consistent and every input edge stays within one level, so only rule 5 can object.
+  auto p = parents();
+  auto l = levels();
+  p[4] = 1;
+  l[4] = 2;
+  p[5] = 4;
+  l[5] = 3;
+  const bfs_validation v = f.check(p, l);
+  EXPECT_EQ(v.tree, 0);
+  EXPECT_GT(v.parent_edges, 0);
+  EXPECT_FALSE(bfs_validation_ok(&v));
+}
+
+TEST(bfsValidate, RootMustBeItsOwnParent) {
+  Fixture f;
+  auto p = parents();
+  p[0] = 1;
+  EXPECT_GT(f.check(p, levels()).root, 0);
+}
+
+// Times {1, 2, 3, 4} s and 10 edges each: TEPS {10, 5, 3.33, 2.5}; seconds per edge
+// {0.1, 0.2, 0.3, 0.4} with mean 0.25 (harmonic mean 4 TEPS), sample stddev sqrt(0.05/3);
+// harmonic stddev = that / (0.25^2 sqrt(3)). Quartiles: means of the two middle order
+// statistics, as the reference code takes them.
+TEST(bfsGraph500, StatisticsByHand) {
+  const double t[4] = {3, 1, 4, 2}, m[4] = {10, 10, 10, 10};
+  bfs_g500_stats s;
+  bfs_g500_statistics(t, 4, &s);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.firstquartile, 1.5);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.thirdquartile, 3.5);
+  EXPECT_DOUBLE_EQ(s.max, 4);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_NEAR(s.stddev, std::sqrt(5.0 / 3.0), 1e-15);
+  bfs_g500_teps(m, t, 4, &s);
+  EXPECT_NEAR(s.min, 2.5, 1e-12);
+  EXPECT_NEAR(s.firstquartile, 1 / 0.35, 1e-12);
+  EXPECT_NEAR(s.median, 4, 1e-12);
+  EXPECT_NEAR(s.thirdquartile, 1 / 0.15, 1e-12);
+  EXPECT_NEAR(s.max, 10, 1e-12);
+  EXPECT_NEAR(s.mean, 4, 1e-12);
+  EXPECT_NEAR(s.stddev, std::sqrt(0.05 / 3) / (0.0625 * std::sqrt(3.0)), 1e-12);
+  // One search: no spread.
+  bfs_g500_teps(m, t, 1, &s);
+  EXPECT_DOUBLE_EQ(s.mean, 10.0 / 3.0);
+  EXPECT_EQ(s.stddev, 0.0);
+}
+
+TEST(bfsGraphIO, ReadsBothFormatsAlike) {
+  const std::string dir = BFS_TEST_DATA;
+  bfs_edges a, b;
+  char err[400];
+  ASSERT_EQ(bfs_read_graph((dir + "/small.mtx").c_str(), &a, err, sizeof err), 0) << err;
+  ASSERT_EQ(bfs_read_graph((dir + "/small.el").c_str(), &b, err, sizeof err), 0) << err;
+  EXPECT_EQ(a.n, 12);  // the .mtx says 12 x 12
+  EXPECT_EQ(b.n, 11);  // the edge list's largest label is 10
+  ASSERT_EQ(a.m, kM);
+  ASSERT_EQ(b.m, kM);
+  std::multiset<std::pair<int64_t, int64_t>> ea, eb, ek;
+  for (int64_t k = 0; k < kM; ++k) {
+    ea.insert(std::minmax(a.uv[2 * k], a.uv[2 * k + 1]));
+    eb.insert(std::minmax(b.uv[2 * k], b.uv[2 * k + 1]));
+    ek.insert(std::minmax(kEdges[k][0], kEdges[k][1]));
+  }
+  EXPECT_EQ(ea, ek);
+  EXPECT_EQ(eb, ek);
+  bfs_edges_free(&a);
+  bfs_edges_free(&b);
+  ASSERT_NE(bfs_read_graph((dir + "/bad_token.el").c_str(), &a, err, sizeof err), 0);
+  EXPECT_NE(std::strstr(err, "line 3"), nullptr) << err;
+}
