@@ -84,6 +84,11 @@ static void cpu_fetch(void *st, double *macro) {
   lbm_macroscopic(s->c.p, &s->c.blk, s->f, 1, s->c.blk.nz + 1, macro);
 }
 
+static void cpu_fetch_lattice(void *st, double *f) {
+  cpu_state *s = st;
+  lbm_lattice_planes(&s->c.blk, s->f, f);
+}
+
 static const kit_halo *cpu_halo(void *st) { return &((cpu_state *)st)->halo; }
 
 static void cpu_teardown(void *st) {
@@ -96,5 +101,5 @@ static void cpu_teardown(void *st) {
 
 const lbm_variant lbm_cpu = {
     "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_halo, cpu_teardown,
+    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_fetch_lattice, cpu_halo, cpu_teardown,
 };

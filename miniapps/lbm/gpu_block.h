@@ -21,6 +21,8 @@ void lbm_dev_block_init(lbm_dev_block *d, const lbm_params *p, const lbm_block *
 void lbm_dev_block_reset(lbm_dev_block *d);
 /* rho, ux, uy, uz of planes 1..nz (4 doubles per cell, x fastest), as lbm_macroscopic. */
 void lbm_dev_block_fetch(const lbm_dev_block *d, double *macro);
+/* The populations of planes 1..nz in lbm_lattice_planes' order (checkpoints). */
+void lbm_dev_block_fetch_lattice(const lbm_dev_block *d, double *out);
 void lbm_dev_block_free(lbm_dev_block *d);
 /* Copy the five populations of local plane l of `lattice` that move up (up = 1) or down into
  * the host buffer `buf` (5 * plane doubles, lbm_pack's order), or back, on `stream`. */

@@ -75,11 +75,17 @@ void lbm_fill(const lbm_params *p, const lbm_block *b, double *f) {
     for (int j = 0; j < b->ny; ++j) {
       const int k = b->k0 - 1 + l;
       if (k < 1 || k > NZ) continue;
+      const int from_ckpt = p->restart && k >= p->restart_k0 && k < p->restart_k0 + p->restart_nz;
       for (int i = 0; i < b->nx; ++i) {
         double rho, u[3], feq[LBM_Q];
+        const size_t c = (size_t)l * b->plane + (size_t)j * (size_t)b->nx + (size_t)i;
+        if (from_ckpt) {
+          const double *src = p->restart + (size_t)(k - p->restart_k0) * LBM_Q * b->plane + (size_t)j * b->nx + i;
+          for (int q = 0; q < LBM_Q; ++q) f[(size_t)q * b->qs + c] = src[(size_t)q * b->plane];
+          continue;
+        }
         lbm_initial_cell(p, i, j, k, &rho, u);
         lbm_equilibrium(rho, u[0], u[1], u[2], feq);
-        const size_t c = (size_t)l * b->plane + (size_t)j * (size_t)b->nx + (size_t)i;
         for (int q = 0; q < LBM_Q; ++q) f[(size_t)q * b->qs + c] = feq[q];
       }
     }
@@ -133,6 +139,13 @@ void lbm_pack(const lbm_block *b, const double *f, int l, int up, double *buf) {
   for (int m = 0; m < LBM_ZQ; ++m)
     memcpy(buf + (size_t)m * b->plane, f + (size_t)lbm_zdir(up, m) * b->qs + (size_t)l * b->plane,
            b->plane * sizeof *buf);
+}
+
+void lbm_lattice_planes(const lbm_block *b, const double *f, double *out) {
+  for (int l = 1; l <= b->nz; ++l)
+    for (int q = 0; q < LBM_Q; ++q)
+      memcpy(out + ((size_t)(l - 1) * LBM_Q + (size_t)q) * b->plane, f + (size_t)q * b->qs + (size_t)l * b->plane,
+             b->plane * sizeof *out);
 }
 
 void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf) {

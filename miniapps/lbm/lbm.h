@@ -31,6 +31,12 @@ typedef struct lbm_params {
   const char *dump;       /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
   const char *vtk;        /* --vtk FILE: legacy VTK image (ParaView) */
   const char *profile;    /* --profile FILE: centre-line profiles as CSV */
+  /* --restart: the lattice comes from a checkpoint instead of --init: global planes
+   * [restart_k0, restart_k0 + restart_nz), each the 19 populations of an xy-plane
+   * (population after population, x fastest), or NULL. */
+  const double *restart;
+  int restart_k0, restart_nz;
+  int start_step;         /* the checkpoint's step: the run does iters - start_step steps */
   /* Derived by lbm_derive() from the above. */
   double nu;              /* kinematic viscosity U L / Re */
   double tau, omega;      /* relaxation time 3 nu + 1/2 and its inverse */
@@ -57,8 +63,8 @@ typedef struct lbm_block {
 lbm_block lbm_block_make(int nx, int ny, int k0, int nz);
 lbm_geom lbm_geom_of(const lbm_params *p, const lbm_block *b);
 
-/* Initial state (equilibrium of the initial rho, u) of every plane of b, ghosts included
- * (computed from global indices, so no exchange is needed before step 1). */
+/* Initial state (equilibrium of the initial rho, u; or the checkpoint's populations) of every
+ * plane of b, ghosts included (from global indices, so no exchange is needed before step 1). */
 void lbm_fill(const lbm_params *p, const lbm_block *b, double *f);
 /* The initial density and velocity of global cell (i, j, k), k 1-based. */
 void lbm_initial_cell(const lbm_params *p, int i, int j, int k, double *rho, double *u);
@@ -74,6 +80,9 @@ void lbm_macroscopic(const lbm_params *p, const lbm_block *b, const double *f, i
 /* The five populations of local plane l that cross a z-face upwards (up = 1) or downwards,
  * packed into buf (5 * plane doubles), and back. */
 void lbm_pack(const lbm_block *b, const double *f, int l, int up, double *buf);
+/* Local planes 1..nz of lattice f as a checkpoint stores them: plane after plane, each the 19
+ * populations of the plane (LBM_Q * plane doubles). */
+void lbm_lattice_planes(const lbm_block *b, const double *f, double *out);
 void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf);
 
 /* What a variant gets from the driver. */
@@ -93,6 +102,7 @@ typedef struct lbm_variant {
   void (*reset)(void *st);                   /* back to the initial state (untimed) */
   void (*run)(void *st, int steps);          /* `steps` time steps, complete on return */
   void (*fetch)(void *st, double *macro);    /* this rank's rho, ux, uy, uz: 4 * nx*ny*nz */
+  void (*fetch_lattice)(void *st, double *f); /* its populations, lbm_lattice_planes' order */
   const kit_halo *(*halo)(void *st);         /* MPI message counters */
   void (*teardown)(void *st);
 } lbm_variant;
@@ -100,6 +110,14 @@ typedef struct lbm_variant {
 extern const lbm_variant lbm_cpu;
 extern const lbm_variant lbm_naive;
 extern const lbm_variant lbm_two_stream;
+
+/* checkpoint.c: --checkpoint and --restart (kit/checkpoint.h: the file format): the problem
+ * parameters a checkpoint belongs to (returns how many), rank 0's write of the gathered
+ * lattice after step `step`, and the restart: rank 0 reads the file and every rank receives
+ * the planes its slab and ghost planes need (sets p->restart*; the caller frees them). */
+int lbm_checkpoint_ident(const lbm_params *p, double *ident);
+void lbm_checkpoint_save(const lbm_params *p, const kit_env *env, const double *gathered, int step);
+double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b);
 
 /* reference.c: the serial oracle on the whole domain: `steps` steps from the initial state,
  * then rho, ux, uy, uz of every cell (4 * nx*ny*nz doubles) into out. */

@@ -11,6 +11,7 @@
 
 #include "kit/ceiling.h"
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
@@ -43,6 +44,26 @@ static int written(const char *name) {
 static const char *describe(const char *name) {
   const lbm_variant *v = find_variant(name);
   return v ? v->summary : written(name) ? "(not built: no CUDA toolkit)" : "(not written yet: issue 4)";
+}
+
+/* --checkpoint: between chunks of the last repetition, gather the lattice and write it. */
+typedef struct checkpoint_ctx {
+  const lbm_params *p;
+  const kit_env *env;
+  const lbm_variant *v;
+  const lbm_block *blk;
+} checkpoint_ctx;
+
+static void write_checkpoint(void *arg, void *state, int done) {
+  const checkpoint_ctx *c = arg;
+  const size_t plane = (size_t)LBM_Q * c->blk->plane;
+  double *mine = kit_malloc(plane * (size_t)c->blk->nz * sizeof(double), "checkpoint");
+  c->v->fetch_lattice(state, mine);
+  double *all = kit_gather_planes(MPI_COMM_WORLD, mine, c->blk->k0 - 1, c->blk->nz, plane, c->p->size[2], MPI_DOUBLE,
+                                  sizeof(double));
+  lbm_checkpoint_save(c->p, c->env, all, c->p->start_step + done);
+  free(all);
+  free(mine);
 }
 
 /* Runs `steps` steps and returns the time, max over ranks. */
@@ -152,8 +173,10 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "lbm: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "lbm: --gpus does not apply to --variant cpu"));
-  if (p.run.checkpoint || p.run.checkpoint_every > 0 || p.run.restart)
-    return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint, --checkpoint-every and --restart are not supported by lbm yet"));
+  if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
+    return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint-every needs --checkpoint FILE"));
+  if ((p.run.checkpoint || p.run.restart) && steady_given)
+    return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady"));
   if (lid_given && !cavity)
     return kit_finalize(kit_usage_error(&env, "lbm: --lid-velocity applies only to --case cavity"));
   if (peak_given && cavity)
@@ -186,8 +209,29 @@ int main(int argc, char **argv) {
   if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "lbm", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "lbm", "--dump", p.dump) || kit_check_output_file(&env, "lbm", "--json", p.run.json) ||
       kit_check_output_file(&env, "lbm", "--trace", p.run.trace) || kit_check_output_file(&env, "lbm", "--vtk", p.vtk) ||
-      kit_check_output_file(&env, "lbm", "--profile", p.profile))
+      kit_check_output_file(&env, "lbm", "--profile", p.profile) ||
+      kit_check_output_file(&env, "lbm", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
+  if (p.run.restart) {
+    /* The whole file now (header and checksum): a checkpoint of another problem, or a
+     * damaged one, is bad input, refused before anything is allocated. */
+    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
+    if (env.rank == 0) {
+      double ident[KIT_CKPT_MAX_IDENT];
+      const int n = lbm_checkpoint_ident(&p, ident);
+      uint64_t step = 0;
+      const uint64_t count = (uint64_t)LBM_Q * p.size[0] * p.size[1] * p.size[2];
+      chk.bad = kit_checkpoint_read(p.run.restart, "lbm", ident, n, sizeof(double), count, &step, NULL, chk.why,
+                                    sizeof chk.why);
+      chk.step = step;
+    }
+    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (chk.bad) return kit_finalize(kit_usage_error(&env, "lbm: --restart '%s': %s", p.run.restart, chk.why));
+    if (chk.step >= (unsigned long long)p.run.iters)
+      return kit_finalize(kit_usage_error(&env, "lbm: --restart: the checkpoint is at step %llu; --iters %d must be larger",
+                                          chk.step, p.run.iters));
+    p.start_step = (int)chk.step;
+  }
 
   /* Refuse what cannot fit: two lattices per rank, the steady-check and fetch buffers; on
    * rank 0 the gathered field and, for the oracle, two whole lattices and its result. */
@@ -201,6 +245,8 @@ int main(int argc, char **argv) {
     /* GPU variants: the current, next and initial lattices on the device, and a whole
      * lattice on the host for the fetch. */
     if (v->needs_gpu) host += LBM_Q * slab;
+    if (p.run.restart) host += LBM_Q * slab + (env.rank == 0 ? LBM_Q * cells : 0.0);
+    if (p.run.checkpoint) host += LBM_Q * slab + (env.rank == 0 ? LBM_Q * cells : 0.0);
     const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab : 0.0, v->needs_gpu ? 1 : 0);
     if (rc) return kit_finalize(rc);
   }
@@ -222,6 +268,13 @@ int main(int argc, char **argv) {
   ctx.nbr[KIT_DOWN] = env.rank > 0 ? env.rank - 1 : MPI_PROC_NULL;
   ctx.nbr[KIT_UP] = env.rank < env.nranks - 1 ? env.rank + 1 : MPI_PROC_NULL;
 
+  /* The oracle and the analytic checks start from the true initial state, even on restart. */
+  const lbm_params p_initial = p;
+  double *restart_planes = p.run.restart ? lbm_restart_load(&p, &env, &ctx.blk) : NULL;
+  /* A restarted run does only the steps the checkpoint has not done. */
+  kit_run todo = p.run;
+  todo.iters = p.run.iters - p.start_step;
+
   void *st = v->setup(&ctx);
   const kit_halo *h = v->halo(st);
   lbm_outcome out;
@@ -231,7 +284,9 @@ int main(int argc, char **argv) {
     out.steady_mode = 1;
     timing = run_until_steady(&p, &env, v, st, &ctx.blk, h, &out);
   } else {
-    timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+    checkpoint_ctx ck = {&p, &env, v, &ctx.blk};
+    const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
+    timing = kit_time_variant(&todo, st, v->run, v->reset, h, p.run.checkpoint ? &chunks : NULL);
     out.steps = p.run.iters;
   }
 
@@ -250,6 +305,7 @@ int main(int argc, char **argv) {
   kit_json_string(pj, "init", p.init);
   kit_json_int(pj, "iters", p.run.iters);
   kit_json_int(pj, "steps", out.steps);
+  kit_json_int(pj, "start_step", p.start_step);
   kit_json_int(pj, "warmup", steady_given ? 0 : p.run.warmup);
   kit_json_int(pj, "reps", timing.reps);
   kit_json_number(pj, "until_steady", p.until_steady);
@@ -278,7 +334,7 @@ int main(int argc, char **argv) {
   double *macro = kit_malloc(4 * ctx.blk.plane * (size_t)ctx.blk.nz * sizeof(double), "result");
   v->fetch(st, macro);
   double *all = (p.run.verify || p.dump || p.vtk || p.profile) ? lbm_gather(&p, &ctx.blk, macro) : NULL;
-  if (p.run.verify) lbm_verify(&p, &env, all, &out, &rep);
+  if (p.run.verify) lbm_verify(&p_initial, &env, all, &out, &rep);
   if (env.rank == 0) {
     if (p.dump) kit_write_doubles(p.dump, all, 4 * (size_t)cells);
     if (p.vtk) lbm_write_vtk(&p, p.vtk, all, out.steps);
@@ -290,5 +346,6 @@ int main(int argc, char **argv) {
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
   v->teardown(st);
+  free(restart_planes);
   return kit_finalize(code);
 }

@@ -79,6 +79,7 @@ static void naive_run(void *st, int steps) {
 }
 
 static void naive_fetch(void *st, double *macro) { lbm_dev_block_fetch(&((naive_state *)st)->d, macro); }
+static void naive_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f); }
 static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
 
 static void naive_teardown(void *st) {
@@ -91,5 +92,5 @@ static void naive_teardown(void *st) {
 
 const lbm_variant lbm_naive = {
     "naive", "one rank per GPU, one stream: update, then D2H, MPI, H2D (no overlap)", 1,
-    naive_setup, naive_reset, naive_run, naive_fetch, naive_halo, naive_teardown,
+    naive_setup, naive_reset, naive_run, naive_fetch, naive_fetch_lattice, naive_halo, naive_teardown,
 };

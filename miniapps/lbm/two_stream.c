@@ -105,6 +105,7 @@ static void ts_run(void *st, int steps) {
 }
 
 static void ts_fetch(void *st, double *macro) { lbm_dev_block_fetch(&((two_stream_state *)st)->d, macro); }
+static void ts_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f); }
 static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
 
 static void ts_teardown(void *st) {
@@ -120,5 +121,5 @@ static void ts_teardown(void *st) {
 
 const lbm_variant lbm_two_stream = {
     "two-stream", "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream", 1,
-    ts_setup, ts_reset, ts_run, ts_fetch, ts_halo, ts_teardown,
+    ts_setup, ts_reset, ts_run, ts_fetch, ts_fetch_lattice, ts_halo, ts_teardown,
 };
