@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS]: fuzz every reader of outside input with libFuzzer (clang's
 # -fsanitize=fuzzer with AddressSanitizer and UBSan) for SECONDS each (default 60).
-# Today: the command-line parser and the checkpoint reader (tests/fuzz/fuzz_*.c). New corpus entries stay in
+# Today: the command-line parser, the checkpoint reader and bfs's graph readers
+# (tests/fuzz/fuzz_*.c). New corpus entries stay in
 # build-fuzz/; a crashing input is copied into tests/fuzz/regressions/, which the ordinary
 # test suite replays (tests/CMakeLists.txt, fuzz_replay_*).
 set -eu
@@ -10,8 +11,19 @@ secs=${1:-60}
 command -v clang >/dev/null || { echo "fuzz.sh: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)"; exit 1; }
 mkdir -p build-fuzz
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Icommon/include"
-for h in options checkpoint; do
-  clang $flags tests/fuzz/fuzz_$h.c common/src/$h.c -lm -o build-fuzz/fuzz_$h
+# The checking helpers (kit_malloc, kit_fault) sit beside MPI calls: compile against MPICH.
+mpi=""
+for tok in $(mpicc -show); do case $tok in -I*|-L*|-l*) mpi="$mpi $tok" ;; esac; done
+sources() {
+  case $1 in
+    options) echo "common/src/options.c" ;;
+    checkpoint) echo "common/src/checkpoint.c common/src/check.c" ;;
+    bfs_graph) echo "-Iminiapps/bfs miniapps/bfs/graph_io.c miniapps/bfs/generate.c common/src/check.c" ;;
+  esac
+}
+for h in options checkpoint bfs_graph; do
+  # shellcheck disable=SC2046
+  clang $flags tests/fuzz/fuzz_$h.c $(sources $h) $mpi -lm -o build-fuzz/fuzz_$h
   mkdir -p build-fuzz/corpus_$h build-fuzz/crash_$h
   cp -n tests/fuzz/corpus/$h/* build-fuzz/corpus_$h/ 2>/dev/null || true
   set +e

@@ -17,6 +17,8 @@ need mpicc libmpich-dev
 need mpiexec mpich
 need python3 python3
 if [ ! -f /usr/include/gtest/gtest.h ] && [ ! -d /usr/src/googletest ]; then missing+=(libgtest-dev googletest); fi
+# METIS partitions tetfv's meshes (and particles' irregular domains).
+if [ ! -f /usr/include/metis.h ]; then missing+=(libmetis-dev); fi
 # A CMake older than 3.25 cannot configure the kit.
 if command -v cmake >/dev/null 2>&1; then
   v=$(cmake --version | head -1 | awk '{print $3}')
