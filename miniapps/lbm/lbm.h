@@ -91,6 +91,7 @@ typedef struct lbm_ctx {
   const kit_env *env;
   lbm_block blk;  /* this rank's slab */
   int nbr[2];     /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+  int gpus;       /* GPUs this rank drives (multi-thread: all it may use) */
 } lbm_ctx;
 
 /* The variant contract (as laplace's): the driver owns timing, verification and reporting. */
@@ -110,6 +111,9 @@ typedef struct lbm_variant {
 extern const lbm_variant lbm_cpu;
 extern const lbm_variant lbm_naive;
 extern const lbm_variant lbm_two_stream;
+extern const lbm_variant lbm_multi_thread;
+/* Most GPUs (sub-slabs) one multi-thread process drives. */
+#define LBM_MT_MAX_GPUS 16
 
 /* checkpoint.c: --checkpoint and --restart (kit/checkpoint.h: the file format): the problem
  * parameters a checkpoint belongs to (returns how many), rank 0's write of the gathered

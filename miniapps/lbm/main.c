@@ -26,7 +26,7 @@
 static const lbm_variant *const variants[] = {
     &lbm_cpu,
 #ifdef KIT_HAVE_CUDA
-    &lbm_naive, &lbm_two_stream,
+    &lbm_naive, &lbm_two_stream, &lbm_multi_thread,
 #endif
 };
 static const lbm_variant *find_variant(const char *name) {
@@ -35,10 +35,8 @@ static const lbm_variant *find_variant(const char *name) {
   return NULL;
 }
 
-/* Variants a CUDA build has; multi-thread and hybrid are not written yet (issue 4). */
-static int written(const char *name) {
-  return strcmp(name, "cpu") == 0 || strcmp(name, "naive") == 0 || strcmp(name, "two-stream") == 0;
-}
+/* Variants a CUDA build has; hybrid is not written yet (issue 4). */
+static int written(const char *name) { return strcmp(name, "hybrid") != 0; }
 
 /* --variant list: every name of the contract; those not available here exit 77. */
 static const char *describe(const char *name) {
@@ -173,6 +171,9 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "lbm: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "lbm: --gpus does not apply to --variant cpu"));
+  if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > LBM_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "lbm: --gpus: multi-thread drives at most %d GPUs per process",
+                                        LBM_MT_MAX_GPUS));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint-every needs --checkpoint FILE"));
   if ((p.run.checkpoint || p.run.restart) && steady_given)
@@ -247,13 +248,30 @@ int main(int argc, char **argv) {
     if (v->needs_gpu) host += LBM_Q * slab;
     if (p.run.restart) host += LBM_Q * slab + (env.rank == 0 ? LBM_Q * cells : 0.0);
     if (p.run.checkpoint) host += LBM_Q * slab + (env.rank == 0 ? LBM_Q * cells : 0.0);
-    const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab : 0.0, v->needs_gpu ? 1 : 0);
+    /* multi-thread spreads the slab over its GPUs (ranks sharing devices add up). */
+    int per = 1;
+    if (v->needs_gpu && strcmp(vn, "multi-thread") == 0) per = p.run.gpus > 0 ? p.run.gpus : (env.gpus_visible > 0 ? env.gpus_visible : 1);
+    const int devices = per < env.gpus_visible ? per : env.gpus_visible;
+    const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab / per : 0.0, v->needs_gpu ? devices : 0);
     if (rc) return kit_finalize(rc);
   }
 
-  int gpus_total = 0;
-  if (v->needs_gpu) {
+  /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
+  int gpus_per_rank = 0, gpus_total = 0;
+  if (v == find_variant("multi-thread")) {
+    gpus_per_rank = kit_mt_gpus(&env, "lbm", p.run.gpus, LBM_MT_MAX_GPUS);
+    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+    if (p.size[2] < env.nranks * gpus_per_rank)
+      return kit_finalize(kit_usage_error(&env,
+          "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
+          p.size[2], env.nranks, gpus_per_rank));
+    if (env.nranks > 1 && env.thread_level < MPI_THREAD_MULTIPLE)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE");
+    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
+    kit_select_device(&env, 0);
+  } else if (v->needs_gpu) {
     kit_select_device(&env, p.run.gpus);
+    gpus_per_rank = 1;
     gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
   }
   const double host_bw = v->needs_gpu ? 0.0 : kit_host_triad_ceiling(&env, p.run.measure_ceilings);
@@ -267,6 +285,7 @@ int main(int argc, char **argv) {
   ctx.blk = lbm_block_make(p.size[0], p.size[1], 1 + part.begin, part.count);
   ctx.nbr[KIT_DOWN] = env.rank > 0 ? env.rank - 1 : MPI_PROC_NULL;
   ctx.nbr[KIT_UP] = env.rank < env.nranks - 1 ? env.rank + 1 : MPI_PROC_NULL;
+  ctx.gpus = gpus_per_rank;
 
   /* The oracle and the analytic checks start from the true initial state, even on restart. */
   const lbm_params p_initial = p;
