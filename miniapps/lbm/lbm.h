@@ -92,6 +92,7 @@ typedef struct lbm_ctx {
   lbm_block blk;  /* this rank's slab */
   int nbr[2];     /* ranks below and above (MPI_PROC_NULL at the domain edge) */
   int gpus;       /* GPUs this rank drives (multi-thread: all it may use) */
+  double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } lbm_ctx;
 
 /* The variant contract (as laplace's): the driver owns timing, verification and reporting. */
@@ -112,6 +113,7 @@ extern const lbm_variant lbm_cpu;
 extern const lbm_variant lbm_naive;
 extern const lbm_variant lbm_two_stream;
 extern const lbm_variant lbm_multi_thread;
+extern const lbm_variant lbm_hybrid;
 /* Most GPUs (sub-slabs) one multi-thread process drives. */
 #define LBM_MT_MAX_GPUS 16
 

@@ -13,6 +13,7 @@
 #include "kit/check.h"
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
+#include "kit/hybrid.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
 #include "kit/slab.h"
@@ -26,7 +27,7 @@
 static const lbm_variant *const variants[] = {
     &lbm_cpu,
 #ifdef KIT_HAVE_CUDA
-    &lbm_naive, &lbm_two_stream, &lbm_multi_thread,
+    &lbm_naive, &lbm_two_stream, &lbm_multi_thread, &lbm_hybrid,
 #endif
 };
 static const lbm_variant *find_variant(const char *name) {
@@ -35,13 +36,10 @@ static const lbm_variant *find_variant(const char *name) {
   return NULL;
 }
 
-/* Variants a CUDA build has; hybrid is not written yet (issue 4). */
-static int written(const char *name) { return strcmp(name, "hybrid") != 0; }
-
-/* --variant list: every name of the contract; those not available here exit 77. */
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
 static const char *describe(const char *name) {
   const lbm_variant *v = find_variant(name);
-  return v ? v->summary : written(name) ? "(not built: no CUDA toolkit)" : "(not written yet: issue 4)";
+  return v ? v->summary : "(not built: no CUDA toolkit)";
 }
 
 /* --checkpoint: between chunks of the last repetition, gather the lattice and write it. */
@@ -62,6 +60,21 @@ static void write_checkpoint(void *arg, void *state, int done) {
   lbm_checkpoint_save(c->p, c->env, all, c->p->start_step + done);
   free(all);
   free(mine);
+}
+
+/* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
+static double calibrate(const lbm_variant *v, const lbm_ctx *ctx, int steps) {
+  void *st = v->setup(ctx);
+  const double t = kit_median_time(st, v->run, steps);
+  v->teardown(st);
+  return t;
+}
+
+/* CPU planes summed over ranks for a share f. */
+static int cpu_planes_total(const lbm_block *b, double f) {
+  int mine = kit_cpu_planes(b->nz, f), all = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return all;
 }
 
 /* Runs `steps` steps and returns the time, max over ranks. */
@@ -203,7 +216,7 @@ int main(int argc, char **argv) {
         "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re or raise --size or the velocity)",
         p.tau));
   const lbm_variant *v = find_variant(vn);
-  if (!v) return kit_finalize(kit_skip(&env, "lbm", vn, written(vn) ? "built without CUDA" : "not written yet (issue 4)"));
+  if (!v) return kit_finalize(kit_skip(&env, "lbm", vn, "built without CUDA"));
   /* The GPU kernel's grid covers y and z with one row and one plane per block. */
   if (v->needs_gpu && (p.size[1] > 65535 || p.size[2] > 65535))
     return kit_finalize(kit_usage_error(&env, "lbm: --size: the GPU variants take ny and nz up to 65535"));
@@ -274,7 +287,8 @@ int main(int argc, char **argv) {
     gpus_per_rank = 1;
     gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
   }
-  const double host_bw = v->needs_gpu ? 0.0 : kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  const int is_hybrid = v == find_variant("hybrid");
+  const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
   const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
 
   /* This rank's z-slab and its neighbours. */
@@ -294,18 +308,43 @@ int main(int argc, char **argv) {
   kit_run todo = p.run;
   todo.iters = p.run.iters - p.start_step;
 
-  void *st = v->setup(&ctx);
-  const kit_halo *h = v->halo(st);
+  /* hybrid: the CPU share. --cpu-fraction auto: Paper II's bandwidth model proposes one, and
+   * a short measurement against the GPU-only schedule (share 0, run as two-stream) decides,
+   * so the hybrid never loses to it (the rule of laplace and ising, docs/hybrid.md). */
+  double cpu_fraction = -1.0, model_fraction = -1.0, t_model = 0.0, t_zero = 0.0;
+  const lbm_variant *exec = v;
+  ctx.cpu_fraction = -1.0;
+  if (is_hybrid) {
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
+                                             : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+    ctx.cpu_fraction = cpu_fraction;
+    if (model_fraction > 0.0 && cpu_planes_total(&ctx.blk, model_fraction) > 0) {
+      const int steps = todo.iters < 5 ? 5 : (todo.iters > 20 ? 20 : todo.iters);
+      t_model = calibrate(v, &ctx, steps);
+      t_zero = calibrate(find_variant("two-stream"), &ctx, steps);
+      ctx.cpu_fraction = cpu_fraction = t_model < t_zero ? model_fraction : 0.0;
+      kit_log(&env, "lbm: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
+              model_fraction, t_model, t_zero, steps, cpu_fraction);
+    }
+    /* No CPU plane on any rank: that is the two-stream schedule. */
+    if (cpu_planes_total(&ctx.blk, cpu_fraction) == 0) {
+      exec = find_variant("two-stream");
+      kit_log(&env, "lbm: hybrid: no CPU plane on any rank: running the two-stream schedule");
+    }
+  }
+
+  void *st = exec->setup(&ctx);
+  const kit_halo *h = exec->halo(st);
   lbm_outcome out;
   memset(&out, 0, sizeof out);
   kit_timing timing;
   if (steady_given) {
     out.steady_mode = 1;
-    timing = run_until_steady(&p, &env, v, st, &ctx.blk, h, &out);
+    timing = run_until_steady(&p, &env, exec, st, &ctx.blk, h, &out);
   } else {
-    checkpoint_ctx ck = {&p, &env, v, &ctx.blk};
+    checkpoint_ctx ck = {&p, &env, exec, &ctx.blk};
     const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
-    timing = kit_time_variant(&todo, st, v->run, v->reset, h, p.run.checkpoint ? &chunks : NULL);
+    timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, p.run.checkpoint ? &chunks : NULL);
     out.steps = p.run.iters;
   }
 
@@ -340,10 +379,20 @@ int main(int argc, char **argv) {
   kit_json_end_object(pj);
 
   const double cells = (double)p.size[0] * p.size[1] * p.size[2];
-  kit_report_fill_run(&rep, &env, &timing, gpus_total, -1.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   kit_report_fom(&rep, "MLUP/s", "MLUP/s", cells * timing.iters / timing.time.median * 1e-6);
-  kit_report_bandwidth(&rep, LBM_BYTES_PER_CELL * cells, timing.iters, v->needs_gpu ? dev_bw * gpus_total : host_bw,
-                       v->needs_gpu ? "device triad x GPUs" : "host triad x nodes");
+  kit_report_bandwidth(&rep, LBM_BYTES_PER_CELL * cells, timing.iters,
+                       (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (!v->needs_gpu || is_hybrid ? host_bw : 0.0),
+                       v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                                    : "host triad x nodes");
+  if (is_hybrid) {
+    kit_report_result(&rep, "cpu_planes", cpu_planes_total(&ctx.blk, cpu_fraction), "planes");
+    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
+    if (t_model > 0.0) {
+      kit_report_result(&rep, "calibration_model_s", t_model, "s");
+      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
+    }
+  }
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)timing.reps * timing.iters);
   kit_report_result(&rep, "tau", p.tau, "");
@@ -351,7 +400,7 @@ int main(int argc, char **argv) {
 
   /* Verification and the output files work on the final state of the last repetition. */
   double *macro = kit_malloc(4 * ctx.blk.plane * (size_t)ctx.blk.nz * sizeof(double), "result");
-  v->fetch(st, macro);
+  exec->fetch(st, macro);
   double *all = (p.run.verify || p.dump || p.vtk || p.profile) ? lbm_gather(&p, &ctx.blk, macro) : NULL;
   if (p.run.verify) lbm_verify(&p_initial, &env, all, &out, &rep);
   if (env.rank == 0) {
@@ -364,7 +413,7 @@ int main(int argc, char **argv) {
 
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
-  v->teardown(st);
+  exec->teardown(st);
   free(restart_planes);
   return kit_finalize(code);
 }

@@ -1,0 +1,173 @@
+/* hybrid.c: the `hybrid` variant. One rank per GPU, and the rank's CPU cores take the top
+ * `cpu_fraction` of its slab, the GPU the rest (Sourouri Paper II's CPU+GPU split on Risso's
+ * z-decomposition). The GPU part and the CPU part are neighbours inside the rank: each step
+ * the five populations leaving the GPU part's top plane go to the CPU part's lower ghost
+ * plane and the five leaving the CPU part's bottom plane to the GPU part's upper ghost plane,
+ * through pinned host memory; the GPU part's lower end and the CPU part's upper end talk MPI.
+ * Each step:
+ *   GPU (boundary stream): its two boundary planes, their face populations to the host;
+ *       (bulk stream): its inner planes;
+ *   CPU (all OpenMP threads, the master having queued the GPU work first): its boundary
+ *       planes, MPI, its inner planes, then the ghost planes of both parts.
+ * With a share that gives the CPU no plane, the driver runs the two-stream variant.
+ *   mpiexec -n 2 build/bin/lbm --variant hybrid --cpu-fraction 0.05 --size 128 */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_block.h"
+#include "kernels.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+#include "kit/slab.h"
+
+typedef struct hybrid_state {
+  lbm_ctx c;
+  lbm_dev_block d;         /* the GPU part: the lower planes */
+  lbm_block cb;            /* the CPU part: the upper planes */
+  double *cf, *cfn;        /* its current and next lattice (host) */
+  double *to_cpu, *to_gpu; /* pinned: face populations crossing the GPU-CPU interface */
+  cudaStream_t boundary, bulk;
+  cudaEvent_t ghosts_in, bulk_done;
+  kit_halo halo;           /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
+} hybrid_state;
+
+/* Every exchange buffer starts with the initial ghost populations (as cpu.c), so a message
+ * or copy that never happens leaves the ghosts stale rather than zero. */
+static void init_state(hybrid_state *s) {
+  lbm_dev_block *d = &s->d;
+  const lbm_block *cb = &s->cb;
+  lbm_dev_block_reset(d);
+  lbm_fill(s->c.p, cb, s->cf);
+  lbm_fill(s->c.p, cb, s->cfn);
+  lbm_pack(cb, s->cf, 0, 1, s->to_cpu);
+  if (s->halo.recv[KIT_UP]) lbm_pack(cb, s->cf, cb->nz + 1, 0, s->halo.recv[KIT_UP]);
+  lbm_dev_pack_async(d, d->init, d->blk.nz + 1, 0, s->to_gpu, s->boundary);
+  if (s->halo.recv[KIT_DOWN]) lbm_dev_pack_async(d, d->init, 0, 1, s->halo.recv[KIT_DOWN], s->boundary);
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+}
+
+static void *hy_setup(const lbm_ctx *c) {
+  hybrid_state *s = calloc(1, sizeof *s);
+  s->c = *c;
+  const int nc = kit_cpu_planes(c->blk.nz, c->cpu_fraction), ng = c->blk.nz - nc;
+  const lbm_block gb = lbm_block_make(c->blk.nx, c->blk.ny, c->blk.k0, ng);
+  s->cb = lbm_block_make(c->blk.nx, c->blk.ny, c->blk.k0 + ng, nc);
+  lbm_dev_block_init(&s->d, c->p, &gb, c->env->device);
+  s->cf = kit_malloc(s->cb.total * sizeof(double), "CPU part lattice");
+  s->cfn = kit_malloc(s->cb.total * sizeof(double), "CPU part lattice");
+  const size_t count = (size_t)LBM_ZQ * c->blk.plane;
+  s->to_cpu = kit_host_alloc(count * sizeof(double), 1);
+  s->to_gpu = kit_host_alloc(count * sizeof(double), 1);
+  int least = 0, greatest = 0;
+  KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghosts_in, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], count, 1, 1);
+  init_state(s);
+  return s;
+}
+
+static void hy_reset(void *st) { init_state(st); }
+
+static void hy_run(void *st, int steps) {
+  hybrid_state *s = st;
+  lbm_dev_block *d = &s->d;
+  const lbm_block *cb = &s->cb;
+  const lbm_params *p = s->c.p;
+  const int ng = d->blk.nz, nc = cb->nz, threads = s->c.env->threads, stale = kit_fault("stale-halo");
+  const double Fx = p->force[0], Fy = p->force[1], Fz = p->force[2];
+  kit_halo *h = &s->halo;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    /* GPU: boundary planes first, their face populations out; the inner planes alongside. */
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
+    int r = kit_gpu_range_begin("gpu_boundary", s->boundary);
+    launch_lbm_update(&d->geom, d->f, d->fn, 1, 2, p->omega, Fx, Fy, Fz, s->boundary);
+    if (ng > 1) launch_lbm_update(&d->geom, d->f, d->fn, ng, ng + 1, p->omega, Fx, Fy, Fz, s->boundary);
+    kit_gpu_range_end(r, s->boundary);
+    if (!stale) lbm_dev_pack_async(d, d->fn, ng, 1, s->to_cpu, s->boundary);
+    if (h->send[KIT_DOWN]) lbm_dev_pack_async(d, d->fn, 1, 0, h->send[KIT_DOWN], s->boundary);
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->ghosts_in, 0));
+    r = kit_gpu_range_begin("gpu_bulk", s->bulk);
+    launch_lbm_update(&d->geom, d->f, d->fn, 2, ng, p->omega, Fx, Fy, Fz, s->bulk);
+    kit_gpu_range_end(r, s->bulk);
+    KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
+
+    /* CPU: receives first, then the boundary planes and their sends, then the inner planes. */
+    kit_halo_irecv(h, KIT_DOWN, h->recv[KIT_DOWN]);
+    kit_halo_irecv(h, KIT_UP, h->recv[KIT_UP]);
+    KIT_RANGE_PUSH("cpu_boundary");
+    lbm_update_host(p, cb, s->cf, s->cfn, 1, 2, threads);
+    if (nc > 1) lbm_update_host(p, cb, s->cf, s->cfn, nc, nc + 1, threads);
+    if (h->send[KIT_UP]) lbm_pack(cb, s->cfn, nc, 1, h->send[KIT_UP]);
+    if (!stale) lbm_pack(cb, s->cfn, 1, 0, s->to_gpu);
+    KIT_RANGE_POP();
+    kit_halo_isend(h, KIT_UP, h->send[KIT_UP]);
+    KIT_RANGE_PUSH("wait_gpu_boundary");
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    KIT_RANGE_POP();
+    kit_halo_isend(h, KIT_DOWN, h->send[KIT_DOWN]);
+    KIT_RANGE_PUSH("cpu_bulk");
+    lbm_update_host(p, cb, s->cf, s->cfn, 2, nc, threads);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("mpi_wait");
+    kit_halo_waitall(h);
+    KIT_RANGE_POP();
+
+    /* Ghost planes of the next lattices: the CPU part's from the GPU and the rank above, the
+     * GPU part's from the rank below and the CPU. */
+    KIT_RANGE_PUSH("unpack");
+    lbm_unpack(cb, s->cfn, 0, 1, s->to_cpu);
+    if (h->recv[KIT_UP]) lbm_unpack(cb, s->cfn, nc + 1, 0, h->recv[KIT_UP]);
+    KIT_RANGE_POP();
+    r = kit_gpu_range_begin("h2d", s->boundary);
+    if (h->recv[KIT_DOWN]) lbm_dev_unpack_async(d, d->fn, 0, 1, h->recv[KIT_DOWN], s->boundary);
+    lbm_dev_unpack_async(d, d->fn, ng + 1, 0, s->to_gpu, s->boundary);
+    kit_gpu_range_end(r, s->boundary);
+    KIT_CUDA_CHECK(cudaEventRecord(s->ghosts_in, s->boundary));
+    /* The buffers are refilled next step: the copies out of them must be done. */
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    lbm_dev_swap(d);
+    double *t_ = s->cf;
+    s->cf = s->cfn;
+    s->cfn = t_;
+    KIT_RANGE_POP();
+  }
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+}
+
+static void hy_fetch(void *st, double *macro) {
+  hybrid_state *s = st;
+  lbm_dev_block_fetch(&s->d, macro);
+  lbm_macroscopic(s->c.p, &s->cb, s->cf, 1, s->cb.nz + 1, macro + 4 * s->d.blk.plane * (size_t)s->d.blk.nz);
+}
+
+static void hy_fetch_lattice(void *st, double *out) {
+  hybrid_state *s = st;
+  lbm_dev_block_fetch_lattice(&s->d, out);
+  lbm_lattice_planes(&s->cb, s->cf, out + (size_t)LBM_Q * s->d.blk.plane * (size_t)s->d.blk.nz);
+}
+
+static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
+
+static void hy_teardown(void *st) {
+  hybrid_state *s = st;
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->ghosts_in));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
+  kit_halo_free(&s->halo);
+  kit_host_free(s->to_cpu, 1);
+  kit_host_free(s->to_gpu, 1);
+  free(s->cf);
+  free(s->cfn);
+  lbm_dev_block_free(&s->d);
+  free(s);
+}
+
+const lbm_variant lbm_hybrid = {
+    "hybrid", "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends", 1,
+    hy_setup, hy_reset, hy_run, hy_fetch, hy_fetch_lattice, hy_halo, hy_teardown,
+};
