@@ -88,13 +88,19 @@ void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8
 void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin, const uint8_t *coupling,
                       int colour, uint32_t sweep, ising_planes planes, int threads) {
   const ising_rules r = ising_rules_of(p);
+  const int quads = ising_quads(b);
   /* Sites of one colour are independent: any thread may take any row. */
 #pragma omp parallel for collapse(3) num_threads(threads) schedule(static)
   for (int j = 0; j < planes.count; ++j)
     for (int k = 0; k < b->samples; ++k)
-      for (int row = 0; row < b->rows; ++row)
-        for (int i = 0; i < b->width; ++i)
-          ising_update_site(&r, b, spin, coupling, colour, sweep, planes.first + j * planes.step, k, row, i);
+      for (int row = 0; row < b->rows; ++row) {
+        const int l = planes.first + j * planes.step;
+        if (quads) {
+          for (int q = 0; q < b->width / 4; ++q) ising_update_quad(&r, b, spin, coupling, colour, sweep, l, k, row, q);
+        } else {
+          for (int i = 0; i < b->width; ++i) ising_update_site(&r, b, spin, coupling, colour, sweep, l, k, row, i);
+        }
+      }
 }
 
 ising_plan ising_make_plan(const ising_block *b, int colour) {

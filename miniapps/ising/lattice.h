@@ -152,21 +152,24 @@ static inline KIT_HD void ising_coords(const ising_block *b, int g, int part, in
   }
 }
 
-/* One Metropolis update of the site at (row, i) of sample k in local plane l, colour c,
- * sweep t: spins of planes l - 1..l + 1, the site's coupling byte at its own position
- * (couplings start at local plane 1). The one place the two layouts' neighbour addressing
- * is written; the host sweep and the GPU kernel both call it.
+/* The local field of the site at (row, i) of sample k in local plane l (colour c), with the
+ * site's index in the spin array (*at) and its logical index (*s): spins of planes l - 1..l + 1,
+ * the site's coupling byte at its own position (couplings start at local plane 1). The one
+ * place the two layouts' neighbour addressing is written; the host sweep and the GPU kernels
+ * both come through here.
  * Checkerboard: the x and y neighbours are in the other colour's part of the same z-plane,
  * the z ones in that part of the planes above and below.
  * Sliced: the +x, +y, +z neighbours are in the slice above, the -x, -y, -z ones in the
  * slice below, at the same (x, y, q) shifted by one; the z-neighbour moves to the next q
  * where z crosses a multiple of m. */
-static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_block *b, int8_t *spin,
-                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int i) {
+static inline KIT_HD int ising_site_field(const ising_rules *r, const ising_block *b, const int8_t *spin,
+                                          const uint8_t *coupling, int c, int l, int k, int row, int i, size_t *at,
+                                          uint32_t *s) {
   const int LX = b->L[0], LY = b->L[1], g = ising_global_plane(b, l);
   const size_t ks = (size_t)k * b->part_sites;
   int x, y, z;
   ising_coords(b, g, c, row, i, &x, &y, &z);
+  *s = ising_site(r, x, y, z);
   if (b->layout == ISING_SLICED) {
     const int m = b->m, Q = b->L[2] / m, q = row / LY, z0 = z - m * q;
     const int8_t *above = spin + ising_part_offset(b, l + 1, 0) + ks;
@@ -174,22 +177,61 @@ static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_bl
     const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
     const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
     const int qzp = z0 == m - 1 ? (q + 1 == Q ? 0 : q + 1) : q, qzm = z0 == 0 ? (q == 0 ? Q - 1 : q - 1) : q;
-    const size_t r0 = (size_t)LX * row, at = ising_part_offset(b, l, 0) + ks + r0 + x;
-    const int h = ising_field(coupling[at - b->plane_stride], above[r0 + xp], above[(size_t)LX * (yp + (size_t)LY * q) + x],
-                              above[(size_t)LX * (y + (size_t)LY * qzp) + x], below[r0 + xm],
-                              below[(size_t)LX * (ym + (size_t)LY * q) + x], below[(size_t)LX * (y + (size_t)LY * qzm) + x]);
-    spin[at] = ising_metropolis(r, k, ising_site(r, x, y, z), c, t, spin[at], h);
-  } else {
-    const int HX = LX / 2;
-    const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
-    const int8_t *above = spin + ising_part_offset(b, l + 1, 1 - c) + ks + (size_t)y * HX;
-    const int8_t *below = spin + ising_part_offset(b, l - 1, 1 - c) + ks + (size_t)y * HX;
-    const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
-    const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
-    const size_t at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + i;
-    const int h = ising_field(coupling[at - b->plane_stride], other[(size_t)y * HX + (xp >> 1)], other[(size_t)yp * HX + i],
-                              above[i], other[(size_t)y * HX + (xm >> 1)], other[(size_t)ym * HX + i], below[i]);
-    spin[at] = ising_metropolis(r, k, ising_site(r, x, y, z), c, t, spin[at], h);
+    const size_t r0 = (size_t)LX * row;
+    *at = ising_part_offset(b, l, 0) + ks + r0 + x;
+    return ising_field(coupling[*at - b->plane_stride], above[r0 + xp], above[(size_t)LX * (yp + (size_t)LY * q) + x],
+                       above[(size_t)LX * (y + (size_t)LY * qzp) + x], below[r0 + xm],
+                       below[(size_t)LX * (ym + (size_t)LY * q) + x], below[(size_t)LX * (y + (size_t)LY * qzm) + x]);
+  }
+  const int HX = LX / 2;
+  const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
+  const int8_t *above = spin + ising_part_offset(b, l + 1, 1 - c) + ks + (size_t)y * HX;
+  const int8_t *below = spin + ising_part_offset(b, l - 1, 1 - c) + ks + (size_t)y * HX;
+  const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
+  const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
+  *at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + i;
+  return ising_field(coupling[*at - b->plane_stride], other[(size_t)y * HX + (xp >> 1)], other[(size_t)yp * HX + i],
+                     above[i], other[(size_t)y * HX + (xm >> 1)], other[(size_t)ym * HX + i], below[i]);
+}
+
+/* One Metropolis update of the site at (row, i) of sample k in local plane l, colour c, sweep t. */
+static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_block *b, int8_t *spin,
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int i) {
+  size_t at;
+  uint32_t s;
+  const int h = ising_site_field(r, b, spin, coupling, c, l, k, row, i, &at, &s);
+  spin[at] = ising_metropolis(r, k, s, c, t, spin[at], h);
+}
+
+/* Checkerboard with LX a multiple of 8: the four sites i = 4 j .. 4 j + 3 of a row have
+ * consecutive h = s >> 1 with the same h >> 2, so the contract's Metropolis numbers of all
+ * four are the four words of one Philox draw. Updating them together draws it once, not four
+ * times; the decisions are the contract's, bit for bit. (Sites of one colour are not
+ * neighbours, so the four fields may all be taken before any spin changes.) */
+static inline KIT_HD int ising_quads(const ising_block *b) {
+  return b->layout == ISING_CHECKERBOARD && b->L[0] % 8 == 0;
+}
+
+static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_block *b, int8_t *spin,
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int j) {
+  size_t at[4];
+  uint32_t s[4];
+  int h[4], draw = 0;
+  for (int q = 0; q < 4; ++q) {
+    h[q] = ising_site_field(r, b, spin, coupling, c, l, k, row, 4 * j + q, &at[q], &s[q]);
+    draw |= 2 * spin[at[q]] * h[q] > 0;
+  }
+  kit_philox4x32 u = {{0, 0, 0, 0}};
+  if (draw) {
+    const kit_philox4x32 ctr = {{(s[0] >> 1) >> 2, t, (uint32_t)c, 3}};
+    const kit_philox_key key = {{r->seed, (uint32_t)k}};
+    u = kit_philox4x32_10(ctr, key);
+  }
+  for (int q = 0; q < 4; ++q) {
+    const int8_t sp = spin[at[q]];
+    const int dE = 2 * sp * h[q];
+    if (dE <= 0) spin[at[q]] = (int8_t)-sp;
+    else if (kit_u01(u.v[(s[q] >> 1) & 3]) < r->w[dE / 4 - 1]) spin[at[q]] = (int8_t)-sp;
   }
 }
 
