@@ -21,6 +21,8 @@ APPS = {
             ["--size", "16", "--iters", "20", "--reps", "3"]),
     "bfs": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
             ["--scale", "10", "--roots", "8"]),
+    "particles": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
+                  ["--cells", "6", "--iters", "20", "--reps", "3"]),
 }
 
 

@@ -13,7 +13,7 @@ extern "C" {
 
 enum { KIT_VERIFY_SKIPPED = 0, KIT_VERIFY_PASSED = 1, KIT_VERIFY_FAILED = 2 };
 #define KIT_MAX_CHECKS 16
-#define KIT_MAX_RESULTS 16
+#define KIT_MAX_RESULTS 32
 
 typedef struct kit_check {
   char name[48];      /* short identifier, e.g. "oracle_bitwise" */

@@ -1,0 +1,255 @@
+/* cells.c: the tiling of a rank's subdomain into internal, frontier and external cells, the
+ * cell array, the neighbour table and the connection matrix (Bernaschi et al. Sec. 3.2.1).
+ * For the periodic box the subdomain of a rank is a block of whole cells of the global
+ * tiling (cells of side L / floor(L / rc) >= rc), so:
+ *   internal  = owned cells whose 26 neighbours are all owned (property 2: every point is
+ *               farther than one cell side >= rc from the subdomain boundary);
+ *   frontier  = owned cells with a neighbour that is not owned (property 3);
+ *   external  = cells not owned that touch an owned cell (property 4: the one-cell shell).
+ * Coordinates are unwrapped, so across a periodic face the shell holds images (coordinate -1
+ * and nc) with gids of their own; a rank that spans a whole axis sees its own particles there.
+ * Pure code, no MPI: tests/particles checks it on hand-made decompositions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+#include "kit/slab.h"
+#include "lj.h"
+#include "particles.h"
+
+int pt_rank_of(const int dims[3], const int coords[3]) {
+  return (coords[2] * dims[1] + coords[1]) * dims[0] + coords[0];
+}
+
+void pt_owner_coords(const int nc[3], const int dims[3], const int cell[3], int rank_coords[3]) {
+  for (int a = 0; a < 3; ++a) {
+    /* The blocks are contiguous and ordered: the owner is the last block starting <= cell. */
+    int q = 0;
+    while (q + 1 < dims[a] && kit_block_split(nc[a], dims[a], q + 1).begin <= cell[a]) ++q;
+    rank_coords[a] = q;
+  }
+}
+
+int64_t pt_gid(const int nc[3], const int c[3]) {
+  /* Sec. 3.2.1's c_k N_j N_i + c_j N_i + c_i over the grid extended by the one-cell shell. */
+  const int64_t gx = nc[0] + 2, gy = nc[1] + 2;
+  return ((int64_t)(c[2] + 1) * gy + (c[1] + 1)) * gx + (c[0] + 1);
+}
+
+int pt_lookup(const pt_decomp *d, int64_t gid) {
+  int lo = 0, hi = d->ncells - 1;
+  while (lo <= hi) {
+    const int mid = lo + (hi - lo) / 2;
+    const int64_t g = d->array[mid].gid;
+    if (g == gid) return d->array[mid].lid;
+    if (g < gid) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+int pt_cell_of(const pt_params *p, const pt_decomp *d, const double x[3]) {
+  int c[3];
+  for (int a = 0; a < 3; ++a) {
+    c[a] = cell_coord(x[a], p->inv_side[a], p->box[a], d->nc[a]);
+    if (c[a] < -1 || c[a] > d->nc[a]) return -1; /* beyond the shell of any rank */
+  }
+  return pt_lookup(d, pt_gid(d->nc, c));
+}
+
+static int cmp_entry(const void *a, const void *b) {
+  const int64_t x = ((const pt_cell_entry *)a)->gid, y = ((const pt_cell_entry *)b)->gid;
+  return x < y ? -1 : x > y;
+}
+
+static int shift_code(const int s[3]) { return (s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1); }
+
+static int cmp_conn(const void *a, const void *b) {
+  const pt_conn *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  const int cx = shift_code(x->shift), cy = shift_code(y->shift);
+  return cx < cy ? -1 : cx > cy;
+}
+
+static int owned(const pt_decomp *d, const int c[3]) {
+  for (int a = 0; a < 3; ++a)
+    if (c[a] < d->lo[a] || c[a] >= d->hi[a]) return 0;
+  return 1;
+}
+
+/* The owner rank and image shift of a cell outside this rank's block. */
+static pt_conn conn_of(const pt_decomp *d, const int c[3]) {
+  pt_conn k;
+  int w[3], rc[3];
+  for (int a = 0; a < 3; ++a) {
+    const int n = d->nc[a];
+    w[a] = ((c[a] % n) + n) % n;
+    k.shift[a] = (c[a] - w[a]) / n; /* -1, 0 or +1: which periodic image */
+  }
+  pt_owner_coords(d->nc, d->dims, w, rc);
+  k.rank = pt_rank_of(d->dims, rc);
+  return k;
+}
+
+static int find_conn(const pt_decomp *d, pt_conn k) {
+  for (int i = 0; i < d->nconn; ++i)
+    if (cmp_conn(&d->conn[i], &k) == 0) return i;
+  return -1;
+}
+
+void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int coords[3]) {
+  memset(d, 0, sizeof *d);
+  int ext[3];
+  for (int a = 0; a < 3; ++a) {
+    d->nc[a] = nc[a];
+    d->dims[a] = dims[a];
+    d->coords[a] = coords[a];
+    const kit_block b = kit_block_split(nc[a], dims[a], coords[a]);
+    d->lo[a] = b.begin;
+    d->hi[a] = b.begin + b.count;
+    ext[a] = b.count + 2; /* the bounding box of the subdomain plus its shell */
+  }
+  const int nbox = ext[0] * ext[1] * ext[2];
+  /* Classify every cell of the extended bounding box. */
+  int *group = kit_malloc((size_t)nbox * sizeof *group, "cell groups");
+  int count[3] = {0, 0, 0};
+  for (int k = 0; k < ext[2]; ++k)
+    for (int j = 0; j < ext[1]; ++j)
+      for (int i = 0; i < ext[0]; ++i) {
+        const int c[3] = {d->lo[0] - 1 + i, d->lo[1] - 1 + j, d->lo[2] - 1 + k};
+        int own = owned(d, c), all_owned = 1, touches = 0;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              if (!dx && !dy && !dz) continue;
+              const int n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+              const int o = owned(d, n);
+              all_owned &= o;
+              touches |= o;
+            }
+        const int g = own ? (all_owned ? PT_INTERNAL : PT_FRONTIER) : (touches ? PT_EXTERNAL : -1);
+        group[(k * ext[1] + j) * ext[0] + i] = g;
+        if (g >= 0) count[g]++;
+      }
+  d->first[0] = 0;
+  d->first[1] = count[0];
+  d->first[2] = count[0] + count[1];
+  d->first[3] = d->ncells = count[0] + count[1] + count[2];
+  d->coord = kit_malloc((size_t)d->ncells * 3 * sizeof *d->coord, "cell coordinates");
+  d->array = kit_malloc((size_t)d->ncells * sizeof *d->array, "cell array");
+  /* Local indices: each group numbered in gid order (the box walk is in gid order). */
+  int next[3] = {d->first[0], d->first[1], d->first[2]}, e = 0;
+  for (int k = 0; k < ext[2]; ++k)
+    for (int j = 0; j < ext[1]; ++j)
+      for (int i = 0; i < ext[0]; ++i) {
+        const int g = group[(k * ext[1] + j) * ext[0] + i];
+        if (g < 0) continue;
+        const int c[3] = {d->lo[0] - 1 + i, d->lo[1] - 1 + j, d->lo[2] - 1 + k};
+        const int lid = next[g]++;
+        memcpy(d->coord + 3 * lid, c, sizeof c);
+        d->array[e].gid = pt_gid(nc, c);
+        d->array[e].lid = lid;
+        e++;
+      }
+  free(group);
+  qsort(d->array, (size_t)d->ncells, sizeof *d->array, cmp_entry);
+
+  /* Neighbour table of the owned cells: every neighbour is owned or external, so all found. */
+  const int nown = d->first[2];
+  d->nbr = kit_malloc((size_t)(nown > 0 ? nown : 1) * 27 * sizeof *d->nbr, "cell neighbours");
+  for (int lid = 0; lid < nown; ++lid) {
+    const int *c = d->coord + 3 * lid;
+    int m = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+          const int l = pt_lookup(d, pt_gid(nc, n));
+          if (l < 0) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "cell tiling: a neighbour of an owned cell is missing");
+          d->nbr[27 * lid + m++] = l;
+        }
+  }
+
+  /* Connections: the owners (and images) of the external cells, sorted. */
+  const int next_ = count[2];
+  d->conn = kit_malloc((size_t)(next_ > 0 ? next_ : 1) * sizeof *d->conn, "connections");
+  d->nconn = 0;
+  for (int lid = d->first[2]; lid < d->ncells; ++lid) {
+    const pt_conn k = conn_of(d, d->coord + 3 * lid);
+    if (find_conn(d, k) < 0) d->conn[d->nconn++] = k;
+  }
+  qsort(d->conn, (size_t)d->nconn, sizeof *d->conn, cmp_conn);
+  d->ext_conn = kit_malloc((size_t)(next_ > 0 ? next_ : 1) * sizeof *d->ext_conn, "external connections");
+  for (int lid = d->first[2]; lid < d->ncells; ++lid) d->ext_conn[lid - d->first[2]] = find_conn(d, conn_of(d, d->coord + 3 * lid));
+  d->nbr_ranks = 0;
+  for (int i = 0; i < d->nconn; ++i) d->nbr_ranks += i == 0 || d->conn[i].rank != d->conn[i - 1].rank;
+
+  /* The connection matrix: a frontier cell goes to the connections of its external
+   * neighbours, each once, in connection order. */
+  const int nf = count[1];
+  d->conn_start = kit_malloc((size_t)(nf + 1) * sizeof *d->conn_start, "connection matrix");
+  d->conn_list = kit_malloc((size_t)(nf > 0 ? nf : 1) * (size_t)(d->nconn > 0 ? d->nconn : 1) * sizeof *d->conn_list,
+                            "connection matrix");
+  int *mark = kit_malloc((size_t)(d->nconn > 0 ? d->nconn : 1) * sizeof *mark, "connection marks");
+  int pos = 0;
+  for (int f = 0; f < nf; ++f) {
+    const int lid = d->first[1] + f;
+    d->conn_start[f] = pos;
+    for (int i = 0; i < d->nconn; ++i) mark[i] = 0;
+    for (int m = 0; m < 27; ++m) {
+      const int l = d->nbr[27 * lid + m];
+      if (pt_group(d, l) == PT_EXTERNAL) mark[d->ext_conn[l - d->first[2]]] = 1;
+    }
+    for (int i = 0; i < d->nconn; ++i)
+      if (mark[i]) d->conn_list[pos++] = i;
+  }
+  d->conn_start[nf] = pos;
+  free(mark);
+}
+
+void pt_decomp_free(pt_decomp *d) {
+  free(d->coord);
+  free(d->array);
+  free(d->nbr);
+  free(d->conn);
+  free(d->conn_start);
+  free(d->conn_list);
+  free(d->ext_conn);
+  memset(d, 0, sizeof *d);
+}
+
+void pt_particles_reserve(pt_particles *s, long long cap) {
+  if (cap <= s->cap) return;
+  long long c = s->cap > 0 ? s->cap : 64;
+  while (c < cap) c *= 2;
+  int64_t *id = kit_malloc((size_t)c * sizeof *id, "particle ids");
+  double *x = kit_malloc((size_t)c * 3 * sizeof *x, "particle positions");
+  double *v = kit_malloc((size_t)c * 3 * sizeof *v, "particle velocities");
+  if (s->n > 0) {
+    memcpy(id, s->id, (size_t)s->n * sizeof *id);
+    memcpy(x, s->x, (size_t)s->n * 3 * sizeof *x);
+    memcpy(v, s->v, (size_t)s->n * 3 * sizeof *v);
+  }
+  free(s->id);
+  free(s->x);
+  free(s->v);
+  s->id = id;
+  s->x = x;
+  s->v = v;
+  s->cap = c;
+}
+
+void pt_particles_push(pt_particles *s, int64_t id, const double x[3], const double v[3]) {
+  if (s->n == s->cap) pt_particles_reserve(s, s->n + 1);
+  s->id[s->n] = id;
+  memcpy(s->x + 3 * s->n, x, 3 * sizeof *x);
+  memcpy(s->v + 3 * s->n, v, 3 * sizeof *v);
+  s->n++;
+}
+
+void pt_particles_free(pt_particles *s) {
+  free(s->id);
+  free(s->x);
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}

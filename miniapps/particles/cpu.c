@@ -1,0 +1,450 @@
+/* cpu.c: the `cpu` variant. MPI ranks x OpenMP threads, no GPU; with one rank it is the CPU
+ * baseline. One velocity-Verlet step reads like Bernaschi et al. Sec. 3.2:
+ *   1. half kick and drift of every owned particle;
+ *   2. migration (Sec. 3.2.2): bin every particle into the cell it moved to (binary search
+ *      of the cell array); those now in external cells leave over the connection of that
+ *      cell; arrivals pass the membership test (an owned cell) and join;
+ *   3. the cell matrix: owned particles sorted by (cell, id), every step;
+ *   4. interdomain interactions (Sec. 3.2.1): the particles of each frontier cell are sent
+ *      to the connections of its row of the connection matrix, and only those;
+ *   5. forces on the internal cells while those messages travel (the bulk);
+ *   6. receive, filter (keep what falls in external cells), sort the copies by (cell, id);
+ *   7. forces on the frontier cells (the boundary), then the second half kick.
+ * Forces: every owned particle sums over the 27 neighbouring cells in a fixed order and the
+ * particles of a cell in id order; no Newton's-third-law halving, so a particle's force is
+ * one thread's sum, independent of the thread count and the rank grid.
+ *   mpiexec -n 4 build/bin/particles --variant cpu --cells 8 --iters 100 */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+#include "lj.h"
+#include "particles.h"
+
+#define GHOST_W 4   /* id x y z */
+#define MIGRANT_W 7 /* id x y z vx vy vz */
+
+typedef struct cpu_state {
+  pt_ctx c;
+  const pt_params *p;
+  const pt_decomp *d;
+  /* Owned particles first, then the received copies (ghosts), in the combined arrays. */
+  long long n, ng, cap;
+  int64_t *id;          /* n + ng */
+  double *x;            /* 3 (n + ng) */
+  double *v, *f;        /* 3 n */
+  double *pe, *vir;     /* n: half the pair energies and virials of each particle */
+  int *cell;            /* n: local cell */
+  int *cstart;          /* the cell matrix: particles of local cell l are [cstart[l], cstart[l+1]) */
+  /* The received copies, kept apart so a stale-halo fault can reuse them. */
+  long long gn, gcap;
+  int64_t *gid;
+  double *gx;
+  int *gcell;
+  px_plan ghost, migr;
+  pt_traffic tr;
+  double *th;           /* thermo rows, PT_TH_N each */
+  int th_rows, th_cap;
+  int stale, exchanged; /* KIT_FAULT=stale-halo: exchange the copies once only */
+  /* Scratch for the sort. */
+  long long scap;
+  int64_t *sid;
+  double *sx, *sv;
+  int *scell, *count;
+} cpu_state;
+
+static void *xalloc(size_t bytes, const char *what) { return kit_malloc(bytes > 0 ? bytes : 1, what); }
+
+static void reserve(cpu_state *s, long long need) {
+  if (need <= s->cap) return;
+  long long c = s->cap > 0 ? s->cap : 1024;
+  while (c < need) c *= 2;
+  int64_t *id = xalloc((size_t)c * sizeof *id, "particles");
+  double *x = xalloc((size_t)c * 3 * sizeof *x, "particles"), *v = xalloc((size_t)c * 3 * sizeof *v, "particles"),
+         *f = xalloc((size_t)c * 3 * sizeof *f, "particles"), *pe = xalloc((size_t)c * sizeof *pe, "particles"),
+         *vir = xalloc((size_t)c * sizeof *vir, "particles");
+  int *cell = xalloc((size_t)c * sizeof *cell, "particles");
+  if (s->cap > 0) {
+    memcpy(id, s->id, (size_t)(s->n + s->ng) * sizeof *id);
+    memcpy(x, s->x, (size_t)(s->n + s->ng) * 3 * sizeof *x);
+    memcpy(v, s->v, (size_t)s->n * 3 * sizeof *v);
+    memcpy(f, s->f, (size_t)s->n * 3 * sizeof *f);
+    memcpy(cell, s->cell, (size_t)s->n * sizeof *cell);
+    memcpy(pe, s->pe, (size_t)s->n * sizeof *pe);
+    memcpy(vir, s->vir, (size_t)s->n * sizeof *vir);
+  }
+  free(s->id), free(s->x), free(s->v), free(s->f), free(s->pe), free(s->vir), free(s->cell);
+  s->id = id, s->x = x, s->v = v, s->f = f, s->pe = pe, s->vir = vir, s->cell = cell;
+  s->cap = c;
+}
+
+static void reserve_scratch(cpu_state *s, long long need) {
+  if (need <= s->scap) return;
+  long long c = s->scap > 0 ? s->scap : 1024;
+  while (c < need) c *= 2;
+  free(s->sid), free(s->sx), free(s->sv), free(s->scell);
+  s->sid = xalloc((size_t)c * sizeof *s->sid, "sort scratch");
+  s->sx = xalloc((size_t)c * 3 * sizeof *s->sx, "sort scratch");
+  s->sv = xalloc((size_t)c * 3 * sizeof *s->sv, "sort scratch");
+  s->scell = xalloc((size_t)c * sizeof *s->scell, "sort scratch");
+  s->scap = c;
+}
+
+/* Counting sort of n records by cell (cells [c0, c1)), stable, then insertion sort by id
+ * inside each cell (a dozen particles at the benchmark density): the order of a cell's
+ * particles depends only on which particles it holds, never on where they came from.
+ * Writes the cell matrix rows cstart[c0 .. c1] (offset by `base`). */
+static void sort_by_cell(cpu_state *s, long long n, int c0, int c1, long long base, int64_t *id, double *x,
+                         double *v, int *cell) {
+  reserve_scratch(s, n);
+  int *cnt = s->count;
+  for (int c = c0; c <= c1; ++c) cnt[c] = 0;
+  for (long long i = 0; i < n; ++i) cnt[cell[i] + 1]++;
+  for (int c = c0; c < c1; ++c) cnt[c + 1] += cnt[c];
+  for (int c = c0; c <= c1; ++c) s->cstart[c] = (int)(base + cnt[c]);
+  for (long long i = 0; i < n; ++i) {
+    const long long to = cnt[cell[i]]++;
+    s->sid[to] = id[i];
+    s->scell[to] = cell[i];
+    memcpy(s->sx + 3 * to, x + 3 * i, 3 * sizeof *x);
+    if (v) memcpy(s->sv + 3 * to, v + 3 * i, 3 * sizeof *v);
+  }
+  for (int c = c0; c < c1; ++c)
+    for (long long i = s->cstart[c] - base + 1; i < s->cstart[c + 1] - base; ++i)
+      for (long long j = i; j > s->cstart[c] - base && s->sid[j - 1] > s->sid[j]; --j) {
+        const int64_t t = s->sid[j];
+        s->sid[j] = s->sid[j - 1];
+        s->sid[j - 1] = t;
+        for (int a = 0; a < 3; ++a) {
+          double u = s->sx[3 * j + a];
+          s->sx[3 * j + a] = s->sx[3 * (j - 1) + a];
+          s->sx[3 * (j - 1) + a] = u;
+          if (v) {
+            u = s->sv[3 * j + a];
+            s->sv[3 * j + a] = s->sv[3 * (j - 1) + a];
+            s->sv[3 * (j - 1) + a] = u;
+          }
+        }
+      }
+  memcpy(id, s->sid, (size_t)n * sizeof *id);
+  memcpy(cell, s->scell, (size_t)n * sizeof *cell);
+  memcpy(x, s->sx, (size_t)n * 3 * sizeof *x);
+  if (v) memcpy(v, s->sv, (size_t)n * 3 * sizeof *v);
+}
+
+/* Forces on the owned particles of cells [c0, c1). */
+static void forces(cpu_state *s, int c0, int c1) {
+  const double rc2 = s->p->rc2, eshift = s->p->eshift;
+  const int *nbr = s->d->nbr, *cs = s->cstart;
+  const double *x = s->x;
+#pragma omp parallel for schedule(dynamic, 8)
+  for (int c = c0; c < c1; ++c)
+    for (int i = cs[c]; i < cs[c + 1]; ++i) {
+      double fx = 0.0, fy = 0.0, fz = 0.0, pe = 0.0, vir = 0.0;
+      const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+      for (int m = 0; m < 27; ++m) {
+        const int nb = nbr[27 * c + m];
+        for (int j = cs[nb]; j < cs[nb + 1]; ++j) {
+          if (j == i) continue;
+          const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
+          const double r2 = dx * dx + dy * dy + dz * dz;
+          if (!(r2 < rc2)) continue;
+          double fr;
+          const double e = lj_pair(r2, rc2, eshift, &fr);
+          fx += fr * dx;
+          fy += fr * dy;
+          fz += fr * dz;
+          pe += 0.5 * e;        /* each pair is seen from both ends */
+          vir += 0.5 * fr * r2; /* r . f */
+        }
+      }
+      s->f[3 * i] = fx;
+      s->f[3 * i + 1] = fy;
+      s->f[3 * i + 2] = fz;
+      s->pe[i] = pe;
+      s->vir[i] = vir;
+    }
+}
+
+/* Step 2: migration (Sec. 3.2.2). */
+static void migrate(cpu_state *s) {
+  const pt_decomp *d = s->d;
+  const pt_params *p = s->p;
+  px_clear(&s->migr);
+  long long kept = 0;
+  for (long long i = 0; i < s->n; ++i) {
+    const int c = pt_cell_of(p, d, s->x + 3 * i);
+    if (c < 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "particle %lld moved more than one cell in one step (--dt too large, or the system blew up)",
+              (long long)s->id[i]);
+    if (pt_group(d, c) != PT_EXTERNAL) {
+      s->id[kept] = s->id[i];
+      memmove(s->x + 3 * kept, s->x + 3 * i, 3 * sizeof(double));
+      memmove(s->v + 3 * kept, s->v + 3 * i, 3 * sizeof(double));
+      s->cell[kept++] = c;
+      continue;
+    }
+    /* Departing: over the connection that owns the external cell, shifted into the
+     * receiver's frame; x + L may round up to L itself, which belongs to no cell of [0, L). */
+    const int k = d->ext_conn[c - d->first[2]];
+    const int *sh = d->conn[k].shift;
+    double *r = px_send_slot(&s->migr, k);
+    r[0] = (double)s->id[i];
+    for (int a = 0; a < 3; ++a) {
+      double y = s->x[3 * i + a] - sh[a] * p->box[a];
+      if (sh[a] < 0 && y >= p->box[a]) y = nextafter(p->box[a], 0.0);
+      r[1 + a] = y;
+      r[4 + a] = s->v[3 * i + a];
+    }
+    s->tr.migrated++;
+  }
+  s->n = kept;
+  s->ng = 0;
+  px_start(&s->migr);
+  px_finish(&s->migr);
+  for (int k = 0; k < s->migr.n; ++k)
+    for (size_t m = 0; m < s->migr.rcount[k]; ++m) {
+      const double *r = s->migr.rbuf[k] + m * MIGRANT_W;
+      const int c = pt_cell_of(p, d, r + 1);
+      /* The membership test: a newcomer must land in an owned cell. In the box it always
+       * does; one that did not would be lost, which the particle-count check reports. */
+      if (c < 0 || pt_group(d, c) == PT_EXTERNAL) continue;
+      reserve(s, s->n + 1);
+      s->id[s->n] = (int64_t)r[0];
+      memcpy(s->x + 3 * s->n, r + 1, 3 * sizeof(double));
+      memcpy(s->v + 3 * s->n, r + 4, 3 * sizeof(double));
+      s->cell[s->n++] = c;
+    }
+}
+
+/* Step 4: pack the frontier cells for the connections of their rows, and start. */
+static void send_frontier(cpu_state *s) {
+  const pt_decomp *d = s->d;
+  const pt_params *p = s->p;
+  px_clear(&s->ghost);
+  for (int c = d->first[1]; c < d->first[2]; ++c) {
+    const int f = c - d->first[1], np = s->cstart[c + 1] - s->cstart[c];
+    for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
+      const int k = d->conn_list[q];
+      const int *sh = d->conn[k].shift;
+      for (int i = s->cstart[c]; i < s->cstart[c + 1]; ++i) {
+        double *r = px_send_slot(&s->ghost, k);
+        r[0] = (double)s->id[i];
+        for (int a = 0; a < 3; ++a) r[1 + a] = s->x[3 * i + a] - sh[a] * p->box[a];
+      }
+    }
+    s->tr.ghosts_sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
+    s->tr.ghosts_all_nbrs += (long long)np * d->nconn; /* the multicast the paper avoids */
+  }
+  px_start(&s->ghost);
+}
+
+/* Step 6: receive, filter by cell (Sec. 3.2.1: keep what lies in external cells), sort. */
+static void receive_frontier(cpu_state *s) {
+  const pt_decomp *d = s->d;
+  px_finish(&s->ghost);
+  long long total = 0;
+  for (int k = 0; k < s->ghost.n; ++k) total += (long long)s->ghost.rcount[k];
+  if (total > s->gcap) {
+    free(s->gid), free(s->gx), free(s->gcell);
+    s->gcap = total;
+    s->gid = xalloc((size_t)total * sizeof *s->gid, "ghosts");
+    s->gx = xalloc((size_t)total * 3 * sizeof *s->gx, "ghosts");
+    s->gcell = xalloc((size_t)total * sizeof *s->gcell, "ghosts");
+  }
+  s->gn = 0;
+  for (int k = 0; k < s->ghost.n; ++k)
+    for (size_t m = 0; m < s->ghost.rcount[k]; ++m) {
+      const double *r = s->ghost.rbuf[k] + m * GHOST_W;
+      const int c = pt_cell_of(s->p, d, r + 1);
+      if (c < 0 || pt_group(d, c) != PT_EXTERNAL) {
+        s->tr.ghosts_discarded++;
+        continue;
+      }
+      s->gid[s->gn] = (int64_t)r[0];
+      memcpy(s->gx + 3 * s->gn, r + 1, 3 * sizeof(double));
+      s->gcell[s->gn++] = c;
+    }
+  sort_by_cell(s, s->gn, d->first[2], d->ncells, 0, s->gid, s->gx, NULL, s->gcell);
+}
+
+/* The copies into the combined arrays behind the owned particles; rows of the external cells. */
+static void place_ghosts(cpu_state *s) {
+  const pt_decomp *d = s->d;
+  reserve(s, s->n + s->gn);
+  s->ng = s->gn;
+  memcpy(s->id + s->n, s->gid, (size_t)s->gn * sizeof *s->id);
+  memcpy(s->x + 3 * s->n, s->gx, (size_t)s->gn * 3 * sizeof *s->x);
+  /* gcell is sorted, so the rows of the external cells are its runs. */
+  long long g = 0;
+  for (int c = d->first[2]; c < d->ncells; ++c) {
+    s->cstart[c] = (int)(s->n + g);
+    while (g < s->gn && s->gcell[g] == c) ++g;
+  }
+  s->cstart[d->ncells] = (int)(s->n + s->gn);
+}
+
+static void thermo_row(cpu_state *s) {
+  if (s->th_rows == s->th_cap) {
+    s->th_cap = s->th_cap > 0 ? 2 * s->th_cap : 64;
+    double *t = xalloc((size_t)s->th_cap * PT_TH_N * sizeof *t, "thermo");
+    if (s->th_rows) memcpy(t, s->th, (size_t)s->th_rows * PT_TH_N * sizeof *t);
+    free(s->th);
+    s->th = t;
+  }
+  double *row = s->th + (size_t)s->th_rows++ * PT_TH_N;
+  /* Serial sums in particle order: the same for any thread count. */
+  double pe = 0.0, ke = 0.0, vir = 0.0, px = 0.0, py = 0.0, pz = 0.0;
+  for (long long i = 0; i < s->n; ++i) {
+    const double *v = s->v + 3 * i;
+    pe += s->pe[i];
+    vir += s->vir[i];
+    ke += 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    px += v[0];
+    py += v[1];
+    pz += v[2];
+  }
+  row[PT_TH_PE] = pe;
+  row[PT_TH_KE] = ke;
+  row[PT_TH_VIR] = vir;
+  row[PT_TH_PX] = px;
+  row[PT_TH_PY] = py;
+  row[PT_TH_PZ] = pz;
+}
+
+/* Steps 3-7: cell matrix, frontier exchange overlapped with the internal cells, forces. */
+static void compute_forces(cpu_state *s) {
+  const pt_decomp *d = s->d;
+  KIT_RANGE_PUSH("sort");
+  s->ng = 0;
+  sort_by_cell(s, s->n, 0, d->first[2], 0, s->id, s->x, s->v, s->cell);
+  KIT_RANGE_POP();
+  const int exchange = !(s->stale && s->exchanged);
+  KIT_RANGE_PUSH("pack");
+  if (exchange) send_frontier(s);
+  KIT_RANGE_POP();
+  KIT_RANGE_PUSH("internal");
+  forces(s, d->first[0], d->first[1]);
+  KIT_RANGE_POP();
+  KIT_RANGE_PUSH("mpi_wait");
+  if (exchange) receive_frontier(s);
+  s->exchanged = 1;
+  KIT_RANGE_POP();
+  KIT_RANGE_PUSH("unpack");
+  place_ghosts(s);
+  KIT_RANGE_POP();
+  KIT_RANGE_PUSH("frontier");
+  forces(s, d->first[1], d->first[2]);
+  KIT_RANGE_POP();
+}
+
+static void init_state(cpu_state *s) {
+  const pt_particles *in = s->c.init;
+  s->n = 0;
+  s->ng = 0;
+  s->gn = 0;
+  s->exchanged = 0;
+  reserve(s, in->n + 1);
+  for (long long i = 0; i < in->n; ++i) {
+    const int c = pt_cell_of(s->p, s->d, in->x + 3 * i);
+    if (c < 0 || pt_group(s->d, c) == PT_EXTERNAL)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "initial particle %lld is not in an owned cell", (long long)in->id[i]);
+    s->id[s->n] = in->id[i];
+    memcpy(s->x + 3 * s->n, in->x + 3 * i, 3 * sizeof(double));
+    memcpy(s->v + 3 * s->n, in->v + 3 * i, 3 * sizeof(double));
+    s->cell[s->n++] = c;
+  }
+  compute_forces(s);
+  memset(&s->tr, 0, sizeof s->tr); /* the counters cover time steps only */
+  s->ghost.messages = s->ghost.bytes = s->migr.messages = s->migr.bytes = 0;
+  s->th_rows = 0;
+  thermo_row(s);
+}
+
+static void *cpu_setup(const pt_ctx *c) {
+  cpu_state *s = calloc(1, sizeof *s);
+  if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
+  s->c = *c;
+  s->p = c->p;
+  s->d = &s->c.dec;
+  s->cstart = xalloc((size_t)(s->d->ncells + 1) * sizeof *s->cstart, "cell matrix");
+  s->count = xalloc((size_t)(s->d->ncells + 2) * sizeof *s->count, "cell matrix");
+  px_init(&s->ghost, c->comm, s->d, GHOST_W, 0);
+  px_init(&s->migr, c->comm, s->d, MIGRANT_W, 64);
+  s->stale = c->faults && kit_fault("stale-halo");
+  init_state(s);
+  return s;
+}
+
+static void cpu_reset(void *st) { init_state(st); }
+
+static void cpu_run(void *st, int steps) {
+  cpu_state *s = st;
+  const double dt = s->p->dt, half = 0.5 * dt;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    KIT_RANGE_PUSH("kick_drift");
+    const long long n = s->n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+      vv_kick(s->v + 3 * i, s->f + 3 * i, half);
+      vv_drift(s->x + 3 * i, s->v + 3 * i, dt);
+    }
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("migrate");
+    migrate(s);
+    KIT_RANGE_POP();
+    compute_forces(s);
+    KIT_RANGE_PUSH("kick");
+    const long long m = s->n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < m; ++i) vv_kick(s->v + 3 * i, s->f + 3 * i, half);
+    KIT_RANGE_POP();
+    thermo_row(s);
+    s->tr.steps++;
+    KIT_RANGE_POP();
+  }
+  s->tr.messages = s->ghost.messages + s->migr.messages;
+  s->tr.bytes = s->ghost.bytes + s->migr.bytes;
+}
+
+static long long cpu_fetch(void *st, double *out) {
+  cpu_state *s = st;
+  if (out)
+    for (long long i = 0; i < s->n; ++i) {
+      double *r = out + 10 * i;
+      r[0] = (double)s->id[i];
+      memcpy(r + 1, s->x + 3 * i, 3 * sizeof(double));
+      memcpy(r + 4, s->v + 3 * i, 3 * sizeof(double));
+      memcpy(r + 7, s->f + 3 * i, 3 * sizeof(double));
+    }
+  return s->n;
+}
+
+static const double *cpu_thermo(void *st, int *steps) {
+  cpu_state *s = st;
+  *steps = s->th_rows - 1;
+  return s->th;
+}
+
+static const pt_traffic *cpu_traffic(void *st) { return &((cpu_state *)st)->tr; }
+
+static void cpu_teardown(void *st) {
+  cpu_state *s = st;
+  px_free(&s->ghost);
+  px_free(&s->migr);
+  free(s->id), free(s->x), free(s->v), free(s->f), free(s->pe), free(s->vir), free(s->cell);
+  free(s->gid), free(s->gx), free(s->gcell), free(s->cstart), free(s->count), free(s->th);
+  free(s->sid), free(s->sx), free(s->sv), free(s->scell);
+  pt_decomp_free(&s->c.dec);
+  free(s);
+}
+
+const pt_variant pt_cpu = {
+    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
+    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_thermo, cpu_traffic, cpu_teardown,
+};

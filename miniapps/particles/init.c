@@ -1,0 +1,254 @@
+/* init.c: the initial state of a particles run: the fcc lattice of the standard LJ benchmark
+ * with Philox velocities keyed by particle id, or particles read from a text file (--input).
+ * Bernaschi et al. Sec. 3.2 leaves the model open; the lattice, density 0.8442 and T 1.44
+ * are those of the LAMMPS/HOOMD LJ benchmark. Every rank walks all N particles in id order,
+ * so the sums used for the momentum and the temperature are identical on every rank and for
+ * every rank count (DESIGN.md Sec. 6); a rank keeps only the particles in its own cells.
+ *
+ * --input format (text, '#' starts a comment to the end of the line, blank lines ignored):
+ *   N                      particle count, >= 2
+ *   LX LY LZ               box edges, > 0
+ *   id x y z vx vy vz      N lines; ids 0..N-1, each once, in any order; 0 <= x < LX ... */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/check.h"
+#include "kit/philox.h"
+#include "particles.h"
+
+void pt_derive_cells(pt_params *p) {
+  for (int a = 0; a < 3; ++a) {
+    /* Cells of side >= rc: as many as fit (Sec. 3.2.1, "cubic cells of side equal to the
+     * interaction cutoff"; a box edge is rarely a multiple of rc, so the side grows a little). */
+    const double f = floor(p->box[a] / p->rc);
+    p->nc[a] = f > 1e6 ? 1000000 : (int)f;
+    p->side[a] = p->nc[a] > 0 ? p->box[a] / p->nc[a] : p->box[a];
+    p->inv_side[a] = p->nc[a] > 0 ? p->nc[a] / p->box[a] : 0.0;
+  }
+  p->rc2 = p->rc * p->rc;
+  p->eshift = 0.0;
+  if (p->shift) {
+    const double inv2 = 1.0 / p->rc2, inv6 = inv2 * inv2 * inv2;
+    p->eshift = 4.0 * inv6 * (inv6 - 1.0);
+  }
+}
+
+void pt_derive(pt_params *p) {
+  const double a = cbrt(4.0 / p->density); /* fcc: 4 particles per cubic unit cell */
+  p->n = 4LL * p->cells[0] * p->cells[1] * p->cells[2];
+  for (int d = 0; d < 3; ++d) p->box[d] = p->cells[d] * a;
+  pt_derive_cells(p);
+}
+
+/* Three standard normal deviates for particle `id`: Box-Muller on one Philox draw. */
+static void gaussian3(uint64_t seed, int64_t id, double g[3]) {
+  kit_philox4x32 c = {{(uint32_t)id, (uint32_t)((uint64_t)id >> 32), 0x50544C4Au /* "PTLJ" */, 0u}};
+  kit_philox_key k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+  const kit_philox4x32 r = kit_philox4x32_10(c, k);
+  const double two_pi = 6.283185307179586;
+  const double r1 = sqrt(-2.0 * log(1.0 - kit_u01(r.v[0]))), r2 = sqrt(-2.0 * log(1.0 - kit_u01(r.v[2])));
+  g[0] = r1 * cos(two_pi * kit_u01(r.v[1]));
+  g[1] = r1 * sin(two_pi * kit_u01(r.v[1]));
+  g[2] = r2 * cos(two_pi * kit_u01(r.v[3]));
+}
+
+/* Position of lattice particle id: unit cell (i, j, k), basis b, shifted by a/4 so no
+ * particle sits on the box faces. */
+static void fcc_position(const pt_params *p, int64_t id, double x[3]) {
+  static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+  const double a = cbrt(4.0 / p->density);
+  const int b = (int)(id % 4);
+  const int64_t u = id / 4;
+  const int i = (int)(u % p->cells[0]), j = (int)((u / p->cells[0]) % p->cells[1]),
+            k = (int)(u / ((int64_t)p->cells[0] * p->cells[1]));
+  const int ijk[3] = {i, j, k};
+  for (int d = 0; d < 3; ++d) x[d] = (ijk[d] + 0.25 + basis[b][d]) * a;
+}
+
+void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out) {
+  const long long n = p->n;
+  /* Pass 1: the mean velocity of the raw draws; pass 2: the temperature after removing it
+   * (3N - 3 degrees of freedom: the total momentum is fixed at zero). Same order everywhere. */
+  double sum[3] = {0, 0, 0}, g[3];
+  for (long long id = 0; id < n; ++id) {
+    gaussian3(p->run.seed, id, g);
+    for (int d = 0; d < 3; ++d) sum[d] += g[d];
+  }
+  const double mean[3] = {sum[0] / n, sum[1] / n, sum[2] / n};
+  double twice_ke = 0.0;
+  for (long long id = 0; id < n; ++id) {
+    gaussian3(p->run.seed, id, g);
+    for (int d = 0; d < 3; ++d) twice_ke += (g[d] - mean[d]) * (g[d] - mean[d]);
+  }
+  const double t_raw = twice_ke / (3.0 * n - 3.0);
+  const double scale = t_raw > 0.0 ? sqrt(p->temp / t_raw) : 0.0;
+  for (long long id = 0; id < n; ++id) {
+    double x[3], v[3];
+    fcc_position(p, id, x);
+    if (keep && !keep(arg, x)) continue;
+    gaussian3(p->run.seed, id, g);
+    for (int d = 0; d < 3; ++d) v[d] = (g[d] - mean[d]) * scale;
+    pt_particles_push(out, id, x, v);
+  }
+}
+
+/* ---- --input -------------------------------------------------------------------------- */
+
+typedef struct reader {
+  FILE *f;
+  long line;      /* number of the line in buf */
+  char buf[4096];
+} reader;
+
+/* The next line with content (comments stripped) into r->buf; 0 at the end of the file,
+ * -1 when a line is too long. */
+static int next_line(reader *r) {
+  while (fgets(r->buf, sizeof r->buf, r->f)) {
+    r->line++;
+    const size_t len = strlen(r->buf);
+    if (len == sizeof r->buf - 1 && r->buf[len - 1] != '\n' && !feof(r->f)) return -1;
+    char *hash = strchr(r->buf, '#');
+    if (hash) *hash = '\0';
+    if (strspn(r->buf, " \t\r\n") < strlen(r->buf)) return 1;
+  }
+  return 0;
+}
+
+/* Parses exactly `n` finite numbers from s; -1 on a missing, malformed or extra field. */
+static int parse_numbers(const char *s, double *v, int n, const char **why) {
+  const char *q = s;
+  for (int i = 0; i < n; ++i) {
+    char *end = NULL;
+    errno = 0;
+    v[i] = strtod(q, &end);
+    if (end == q) {
+      *why = strspn(q, " \t\r\n") == strlen(q) ? "too few fields" : "a field is not a number";
+      return -1;
+    }
+    if (errno == ERANGE || !isfinite(v[i])) {
+      *why = "a number is out of range or not finite";
+      return -1;
+    }
+    if (*end && !strchr(" \t\r\n", *end)) {
+      *why = "a field is not a number";
+      return -1;
+    }
+    q = end;
+  }
+  if (strspn(q, " \t\r\n") != strlen(q)) {
+    *why = "too many fields";
+    return -1;
+  }
+  return 0;
+}
+
+static int open_reader(reader *r, const char *path, char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  r->f = fopen(path, "r");
+  if (!r->f) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+static int read_header(reader *r, long long *n, double box[3], char *err, size_t errlen) {
+  const char *why = NULL;
+  double v[3];
+  int rc = next_line(r);
+  if (rc <= 0) {
+    snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the particle count, found the end of the file" : "line too long");
+    return -1;
+  }
+  if (parse_numbers(r->buf, v, 1, &why) != 0 || v[0] != floor(v[0]) || v[0] < 2 || v[0] > 1e12) {
+    snprintf(err, errlen, "line %ld: the particle count must be one integer >= 2%s%s", r->line, why ? ": " : "", why ? why : "");
+    return -1;
+  }
+  *n = (long long)v[0];
+  rc = next_line(r);
+  if (rc <= 0) {
+    snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the box edges LX LY LZ, found the end of the file" : "line too long");
+    return -1;
+  }
+  if (parse_numbers(r->buf, box, 3, &why) != 0) {
+    snprintf(err, errlen, "line %ld: the box must be three numbers LX LY LZ: %s", r->line, why);
+    return -1;
+  }
+  for (int a = 0; a < 3; ++a)
+    if (!(box[a] > 0.0)) {
+      snprintf(err, errlen, "line %ld: box edge %d is %g, must be > 0", r->line, a + 1, box[a]);
+      return -1;
+    }
+  return 0;
+}
+
+int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen) {
+  reader r;
+  if (open_reader(&r, path, err, errlen) != 0) return -1;
+  const int rc = read_header(&r, n, box, err, errlen);
+  fclose(r.f);
+  return rc;
+}
+
+int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out, char *err,
+                      size_t errlen) {
+  reader r;
+  if (open_reader(&r, p->input, err, errlen) != 0) return -1;
+  long long n;
+  double box[3];
+  int rc = read_header(&r, &n, box, err, errlen);
+  /* Ids seen so far: one bit each, so a duplicate is named with its line. */
+  unsigned char *seen = rc == 0 ? calloc((size_t)(n + 7) / 8, 1) : NULL;
+  if (rc == 0 && !seen) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory for %lld particle ids", n);
+  for (long long k = 0; rc == 0 && k < n; ++k) {
+    const int got = next_line(&r);
+    if (got <= 0) {
+      snprintf(err, errlen, "line %ld: %s", r.line + (got == 0),
+               got == 0 ? "the file ends early" : "line too long");
+      if (got == 0) snprintf(err, errlen, "line %ld: expected %lld particles, the file ends after %lld", r.line + 1, n, k);
+      rc = -1;
+      break;
+    }
+    double v[7];
+    const char *why = NULL;
+    if (parse_numbers(r.buf, v, 7, &why) != 0) {
+      snprintf(err, errlen, "line %ld: expected 'id x y z vx vy vz': %s", r.line, why);
+      rc = -1;
+      break;
+    }
+    if (v[0] != floor(v[0]) || v[0] < 0 || v[0] >= (double)n) {
+      snprintf(err, errlen, "line %ld: id %g is not an integer in [0, %lld)", r.line, v[0], n);
+      rc = -1;
+      break;
+    }
+    const long long id = (long long)v[0];
+    if (seen[id / 8] & (1u << (id % 8))) {
+      snprintf(err, errlen, "line %ld: id %lld appears twice", r.line, id);
+      rc = -1;
+      break;
+    }
+    seen[id / 8] |= (unsigned char)(1u << (id % 8));
+    for (int a = 0; a < 3; ++a)
+      if (!(v[1 + a] >= 0.0 && v[1 + a] < box[a])) {
+        snprintf(err, errlen, "line %ld: particle %lld: %c = %g is outside the box [0, %g)", r.line, id, "xyz"[a],
+                 v[1 + a], box[a]);
+        rc = -1;
+        break;
+      }
+    if (rc) break;
+    if (out && (!keep || keep(arg, v + 1))) pt_particles_push(out, id, v + 1, v + 4);
+  }
+  if (rc == 0) {
+    const int got = next_line(&r);
+    if (got != 0) {
+      snprintf(err, errlen, "line %ld: %s", r.line, got < 0 ? "line too long" : "more particle lines than the count says");
+      rc = -1;
+    }
+  }
+  free(seen);
+  fclose(r.f);
+  return rc;
+}

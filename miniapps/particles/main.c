@@ -1,0 +1,295 @@
+/* main.c: the particles driver. Parse, set up the rank grid and each rank's tiling, warm up,
+ * profile, time, verify, report; the variants (cpu.c, later the GPU ones) do the time steps.
+ * Bernaschi et al. Sec. 3.2; see README.md in this folder.
+ *   build/bin/particles --variant list
+ *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
+ *   build/bin/particles --input my.txt --rc 2.5 --iters 100 */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/driver.h"
+#include "kit/report.h"
+#include "kit/slab.h"
+#include "lj.h"
+#include "particles.h"
+#include "verify.h"
+
+/* Bytes one atom-step must move in this layout: read id, x, v, f (80) and write x, v, f (72);
+ * neighbour positions are assumed to come from cache (a lower bound, README.md). */
+#define PT_BYTES_PER_ATOM 152.0
+
+static const pt_variant *const variants[] = {&pt_cpu};
+static const pt_variant *find_variant(const char *name) {
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
+    if (strcmp(variants[i]->name, name) == 0) return variants[i];
+  return NULL;
+}
+
+/* --variant list: every name of the contract; the GPU ones are not written yet. */
+static const char *describe(const char *name) {
+  const pt_variant *v = find_variant(name);
+  return v ? v->summary : "(not written yet: issue 6)";
+}
+
+static int parse_ranks(const char *arg, void *dest, char *err, size_t errlen) {
+  int *r = dest, n = 0;
+  char extra;
+  n = sscanf(arg, "%d,%d,%d%c", &r[0], &r[1], &r[2], &extra);
+  if (n != 3 || r[0] < 1 || r[1] < 1 || r[2] < 1) {
+    snprintf(err, errlen, "'%s' is not PX,PY,PZ with every entry >= 1", arg);
+    return -1;
+  }
+  return 0;
+}
+
+/* Does this rank own the cell of x? (the `keep` of the initial state) */
+static int owns(const void *arg, const double x[3]) {
+  const void *const *a = arg;
+  const pt_params *p = a[0];
+  const pt_decomp *d = a[1];
+  for (int k = 0; k < 3; ++k) {
+    const int c = cell_coord(x[k], p->inv_side[k], p->box[k], p->nc[k]);
+    if (c < d->lo[k] || c >= d->hi[k]) return 0;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+
+  pt_params p;
+  memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.cells[0] = p.cells[1] = p.cells[2] = 5;
+  p.density = 0.8442;
+  p.temp = 1.44;
+  p.rc = 2.5;
+  p.dt = 0.005;
+  p.domain = "box";
+  p.max_drift = 1e-4;
+  p.allpairs_max = 4000;
+  int cells_given = 0, density_given = 0, temp_given = 0, ranks_given = 0, drift_given = 0;
+  double allpairs = (double)p.allpairs_max;
+  kit_option opts[KIT_RUN_NOPTS + 16];
+  int n = kit_run_options(&p.run, opts);
+  const kit_option app_opts[] = {
+      {"cells", KIT_OPT_CUSTOM, p.cells, "N|NX,NY,NZ", "fcc unit cells (4 particles each) [5]", 1, 0, 0, NULL, kit_parse_size3, &cells_given},
+      {"density", KIT_OPT_DOUBLE, &p.density, "RHO", "reduced number density of the lattice [0.8442]", 1e-3, 1.5, 0, NULL, NULL, &density_given},
+      {"temp", KIT_OPT_DOUBLE, &p.temp, "T", "initial temperature (velocities rescaled to exactly T) [1.44]", 0, 100, 0, NULL, NULL, &temp_given},
+      {"rc", KIT_OPT_DOUBLE, &p.rc, "RC", "cutoff of the pair potential [2.5]", 1.0, 100, 0, NULL, NULL, NULL},
+      {"dt", KIT_OPT_DOUBLE, &p.dt, "DT", "velocity-Verlet time step [0.005]", 1e-6, 0.05, 0, NULL, NULL, NULL},
+      {"shift", KIT_OPT_FLAG, &p.shift, NULL, "shift the potential to zero at rc (energy conserved)", 1, 0, 1, NULL, NULL, NULL},
+      {"input", KIT_OPT_STRING, &p.input, "FILE", "particles from a text file (README.md: format) instead of the lattice", 1, 0, 0, NULL, NULL, NULL},
+      {"domain", KIT_OPT_STRING, &p.domain, "KIND", "geometry: periodic box (irregular geometries: not yet)", 1, 0, 0, "box", NULL, NULL},
+      {"ranks", KIT_OPT_CUSTOM, p.ranks, "PX,PY,PZ", "rank grid (default: MPI_Dims_create)", 1, 0, 0, NULL, parse_ranks, &ranks_given},
+      {"thermo", KIT_OPT_INT, &p.thermo, "N", "steps between thermodynamic lines (0: iters/10)", 0, 1e9, 0, NULL, NULL, NULL},
+      {"max-drift", KIT_OPT_DOUBLE, &p.max_drift, "TOL", "with --shift: bound on max |E(t)-E(0)|/|E(0)| [1e-4]", 1e-16, 1.0, 0, NULL, NULL, &drift_given},
+      {"allpairs-max", KIT_OPT_DOUBLE, &allpairs, "N", "O(N^2) checks and the oracle up to N particles [4000]", 0, 1e7, 0, NULL, NULL, NULL},
+      {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write id x y z vx vy vz per particle by id (raw doubles)", 1, 0, 0, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
+  opts[n].type = KIT_OPT_END;
+
+  const int front = kit_front_door(&env, argc, argv, opts, "particles",
+      "Lennard-Jones particle dynamics over internal/frontier/external cells with migration "
+      "(Bernaschi et al. Sec. 3.2); variants: cpu (naive two-stream multi-thread hybrid: not yet)",
+      &p.run, describe);
+  if (front >= 0) return kit_finalize(front);
+  p.allpairs_max = (long long)allpairs;
+
+  /* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line. */
+  const char *vn = p.run.variant;
+  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "particles: --cpu-fraction applies only to --variant hybrid"));
+  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
+    return kit_finalize(kit_usage_error(&env, "particles: --gpus does not apply to --variant cpu"));
+  if (p.run.checkpoint || p.run.checkpoint_every > 0 || p.run.restart)
+    return kit_finalize(kit_usage_error(&env, "particles: --checkpoint, --checkpoint-every and --restart are not supported by particles yet"));
+  if (drift_given && !p.shift)
+    return kit_finalize(kit_usage_error(&env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)"));
+  if (p.input) {
+    if (cells_given || density_given || temp_given)
+      return kit_finalize(kit_usage_error(&env, "particles: --%s does not apply with --input (the file gives the particles)",
+                                          cells_given ? "cells" : density_given ? "density" : "temp"));
+    char err[300];
+    if (pt_read_header(p.input, &p.n, p.box, err, sizeof err) != 0 ||
+        pt_read_particles(&p, NULL, NULL, NULL, err, sizeof err) != 0)
+      return kit_finalize(kit_usage_error(&env, "particles: --input %s: %s", p.input, err));
+    pt_derive_cells(&p);
+  } else {
+    pt_derive(&p);
+  }
+  /* Three cells per axis at least: the 27 neighbours of a cell are then distinct cells, and
+   * the box is wider than 2 rc, so no pair meets two images of one particle. */
+  for (int a = 0; a < 3; ++a)
+    if (p.nc[a] < 3)
+      return kit_finalize(kit_usage_error(&env,
+          "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
+          p.rc, "xyz"[a], p.box[a], p.nc[a], p.nc[a] == 1 ? "" : "s"));
+  int dims[3] = {0, 0, 0};
+  if (ranks_given) {
+    if ((long long)p.ranks[0] * p.ranks[1] * p.ranks[2] != env.nranks)
+      return kit_finalize(kit_usage_error(&env, "particles: --ranks: %d x %d x %d is not the %d ranks of this run",
+                                          p.ranks[0], p.ranks[1], p.ranks[2], env.nranks));
+    memcpy(dims, p.ranks, sizeof dims);
+  } else {
+    KIT_MPI_CHECK(MPI_Dims_create(env.nranks, 3, dims));
+  }
+  for (int a = 0; a < 3; ++a)
+    if (dims[a] > p.nc[a])
+      return kit_finalize(kit_usage_error(&env,
+          "particles: more ranks than cells: %d ranks along %c (grid %dx%dx%d) but only %d cells of side >= rc",
+          dims[a], "xyz"[a], dims[0], dims[1], dims[2], p.nc[a]));
+  memcpy(p.ranks, dims, sizeof dims);
+  const pt_variant *v = find_variant(vn);
+  if (!v) return kit_finalize(kit_skip(&env, "particles", vn, "not written yet (issue 6)"));
+  if (kit_check_output_file(&env, "particles", "--json", p.run.json) ||
+      kit_check_output_file(&env, "particles", "--trace", p.run.trace) ||
+      kit_check_output_file(&env, "particles", "--dump", p.dump))
+    return kit_finalize(KIT_EXIT_USAGE);
+  {
+    /* Per particle: owned state and scratch about 250 bytes, twice for imbalance and copies;
+     * rank 0 gathers 80 bytes a particle and the references 100 more, when they run. */
+    double host = 500.0 * (double)p.n / env.nranks + 1e6;
+    if (env.rank == 0 && (p.n <= p.allpairs_max || p.dump)) host += 300.0 * (double)p.n;
+    const int rc = kit_check_memory(&env, "particles", host, 0.0, 0);
+    if (rc) return kit_finalize(rc);
+  }
+  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+
+  /* This rank's place in the grid (x fastest) and its tiling. */
+  pt_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.p = &p;
+  ctx.env = &env;
+  ctx.comm = MPI_COMM_WORLD;
+  ctx.faults = 1;
+  const int coords[3] = {env.rank % dims[0], (env.rank / dims[0]) % dims[1], env.rank / (dims[0] * dims[1])};
+  pt_decomp_build(&ctx.dec, p.nc, dims, coords);
+  pt_particles init = {0};
+  const void *keep_arg[2] = {&p, &ctx.dec};
+  if (p.input) {
+    char err[300];
+    if (pt_read_particles(&p, owns, keep_arg, &init, err, sizeof err) != 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed while reading: %s", err);
+  } else {
+    pt_lattice(&p, owns, keep_arg, &init);
+  }
+  ctx.init = &init;
+  const pt_decomp dec = ctx.dec; /* the variant owns its copy from here */
+
+  void *st = v->setup(&ctx);
+  const kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, NULL, NULL);
+
+  /* Thermodynamics of the last repetition, summed over ranks. */
+  int steps = 0;
+  const double *mine = v->thermo(st, &steps);
+  const size_t nth = (size_t)(steps + 1) * PT_TH_N;
+  double *th = kit_malloc(nth * sizeof *th, "thermo");
+  KIT_MPI_CHECK(MPI_Allreduce(mine, th, (int)nth, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  const int every = p.thermo > 0 ? p.thermo : (steps >= 10 ? steps / 10 : 1);
+  if (env.rank == 0) {
+    /* The lattice energy depends only on the lattice and the cutoff: full precision. */
+    printf("%-28s %.17g\n", "pe0_per_particle:", pt_thermo_of(&p, th).pe);
+    printf("thermo: %8s %19s %19s %19s %12s %12s\n", "step", "pe/N", "ke/N", "etot/N", "T", "P");
+    for (int t = 0; t <= steps; t += every) {
+      const pt_thermo q = pt_thermo_of(&p, th + (size_t)t * PT_TH_N);
+      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", t, q.pe, q.ke, q.etot, q.temp, q.press);
+    }
+    if (steps % every) {
+      const pt_thermo q = pt_thermo_of(&p, th + (size_t)steps * PT_TH_N);
+      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", steps, q.pe, q.ke, q.etot, q.temp, q.press);
+    }
+    fflush(stdout);
+  }
+
+  kit_report rep;
+  kit_report_init(&rep, "particles", v->name);
+  kit_json *pj = &rep.params;
+  kit_json_int(pj, "n", p.n);
+  kit_json_int(pj, "cells_x", p.cells[0]);
+  kit_json_int(pj, "cells_y", p.cells[1]);
+  kit_json_int(pj, "cells_z", p.cells[2]);
+  kit_json_number(pj, "density", p.input ? p.n / (p.box[0] * p.box[1] * p.box[2]) : p.density);
+  kit_json_number(pj, "temp", p.temp);
+  kit_json_number(pj, "rc", p.rc);
+  kit_json_number(pj, "dt", p.dt);
+  kit_json_bool(pj, "shift", p.shift);
+  kit_json_string(pj, "input", p.input);
+  kit_json_string(pj, "domain", p.domain);
+  kit_json_number(pj, "box_x", p.box[0]);
+  kit_json_number(pj, "box_y", p.box[1]);
+  kit_json_number(pj, "box_z", p.box[2]);
+  kit_json_int(pj, "lj_cells_x", p.nc[0]);
+  kit_json_int(pj, "lj_cells_y", p.nc[1]);
+  kit_json_int(pj, "lj_cells_z", p.nc[2]);
+  kit_json_int(pj, "ranks_x", dims[0]);
+  kit_json_int(pj, "ranks_y", dims[1]);
+  kit_json_int(pj, "ranks_z", dims[2]);
+  kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "warmup", p.run.warmup);
+  kit_json_int(pj, "reps", timing.reps);
+  kit_json_string(pj, "sort", "by cell and id, every step");
+  {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p.run.seed);
+    kit_json_raw(pj, "seed", seed);
+  }
+  kit_json_string(pj, "precision", "double");
+  kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_end_object(pj);
+
+  const pt_traffic *tr = v->traffic(st);
+  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fom(&rep, "atom-steps/s", "atom-steps/s", (double)p.n * timing.iters / timing.time.median);
+  kit_report_bandwidth(&rep, PT_BYTES_PER_ATOM * (double)p.n, timing.iters, host_bw, "host triad x nodes");
+  const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
+  kit_report_messages(&rep, tr->messages, tr->bytes, per);
+  {
+    long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded, 0}, tot[5];
+    KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    int cl[4] = {dec.first[1] - dec.first[0], dec.first[2] - dec.first[1], dec.ncells - dec.first[2], dec.nconn}, ct[4];
+    KIT_MPI_CHECK(MPI_Allreduce(cl, ct, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    int nb[2] = {dec.nconn, dec.nbr_ranks}, nbmax[2];
+    KIT_MPI_CHECK(MPI_Allreduce(nb, nbmax, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    const pt_thermo q = pt_thermo_of(&p, th + (size_t)steps * PT_TH_N);
+    kit_report_result(&rep, "pe_per_particle", q.pe, "");
+    kit_report_result(&rep, "ke_per_particle", q.ke, "");
+    kit_report_result(&rep, "etot_per_particle", q.etot, "");
+    kit_report_result(&rep, "temperature", q.temp, "");
+    kit_report_result(&rep, "pressure", q.press, "");
+    kit_report_result(&rep, "sent_per_step", tot[0] / per, "particles");
+    kit_report_result(&rep, "sent_all_nbrs_per_step", tot[1] / per, "particles");
+    kit_report_result(&rep, "migrated_per_step", tot[2] / per, "particles");
+    kit_report_result(&rep, "discarded_per_step", tot[3] / per, "particles");
+    kit_report_result(&rep, "cells_internal", ct[0], "all ranks");
+    kit_report_result(&rep, "cells_frontier", ct[1], "all ranks");
+    kit_report_result(&rep, "cells_external", ct[2], "all ranks");
+    kit_report_result(&rep, "max_connections", nbmax[0], "per rank");
+    kit_report_result(&rep, "max_nbr_ranks", nbmax[1], "per rank");
+  }
+  if (p.run.verify) pt_verify(&p, &env, v, st, th, steps, &rep);
+  if (p.dump) {
+    long long got = 0;
+    double *all = pt_gather(v, st, MPI_COMM_WORLD, &got);
+    if (env.rank == 0) {
+      double *o = kit_malloc((size_t)(got > 0 ? got : 1) * 7 * sizeof *o, "dump");
+      for (long long i = 0; i < got; ++i) memcpy(o + 7 * i, all + 10 * i, 7 * sizeof *o);
+      kit_write_doubles(p.dump, o, 7 * (size_t)got);
+      free(o);
+    }
+    free(all);
+  }
+  free(th);
+
+  const int code = kit_report_finish(&rep, &env, p.run.json);
+  kit_report_free(&rep);
+  v->teardown(st);
+  pt_particles_free(&init);
+  return kit_finalize(code);
+}

@@ -1,0 +1,180 @@
+/* particles.h: short-range Lennard-Jones particle dynamics over internal / frontier / external
+ * cells with selective frontier exchange and particle migration.
+ * Bernaschi et al. Sec. 3.2 (`../shared/seeds/000_f40b0347fa5f33fd.txt`): each rank tiles
+ * its subdomain with cells of side >= the cutoff, classifies them (properties 1-4 of Sec.
+ * 3.2.1), keeps a cell array sorted by global index (binary search for the local index), a
+ * cell matrix and a connection matrix, sends frontier particles only to the neighbours
+ * listed for their cell, filters what it receives and migrates particles that left (Sec.
+ * 3.2.2). Parameters, the decomposition every variant shares, and the variant contract.
+ * See README.md in this folder. */
+#ifndef PARTICLES_H
+#define PARTICLES_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kit/options.h"
+#include "kit/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every problem parameter, with the common run flags. */
+typedef struct pt_params {
+  kit_run run;            /* --variant, --iters, --reps, ... */
+  int cells[3];           /* fcc unit cells NX, NY, NZ (--cells); 4 particles each */
+  double density;         /* reduced number density (--density) */
+  double temp;            /* initial temperature (--temp) */
+  double rc;              /* cutoff (--rc) */
+  double dt;              /* time step (--dt) */
+  int shift;              /* --shift: energy-shifted potential, continuous at rc */
+  const char *input;      /* --input FILE: particles from a text file instead of the lattice */
+  const char *domain;     /* --domain: "box" (periodic); irregular geometries: later */
+  int ranks[3];           /* --ranks PX,PY,PZ: the rank grid (default MPI_Dims_create) */
+  int thermo;             /* --thermo N: steps between thermodynamic lines (0: iters/10) */
+  double max_drift;       /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
+  long long allpairs_max; /* --allpairs-max: the O(N^2) checks run up to this many particles */
+  const char *dump;       /* --dump FILE: id x y z vx vy vz per particle, by id, raw doubles */
+  /* Derived by pt_derive() (or from the --input header). */
+  long long n;            /* particle count */
+  double box[3];          /* box edges */
+  int nc[3];              /* cells per axis of the global tiling: floor(L / rc) */
+  double side[3];         /* cell edges L / nc >= rc */
+  double inv_side[3];     /* nc / L, what binning multiplies by */
+  double rc2, eshift;     /* rc^2 and the energy shift (0 unless --shift) */
+} pt_params;
+
+/* Fills the derived fields from the lattice flags (not with --input: pt_read_header). */
+void pt_derive(pt_params *p);
+/* Cells per axis, sides and cutoff terms from p->box and p->rc. */
+void pt_derive_cells(pt_params *p);
+
+/* Cell groups of Sec. 3.2.1 (the local index encodes the group: internal cells are numbered
+ * first, then frontier, then external, "saving the first index for each set"). */
+enum { PT_INTERNAL = 0, PT_FRONTIER = 1, PT_EXTERNAL = 2 };
+
+/* One entry of the cell array: the global index and the local index. */
+typedef struct pt_cell_entry { int64_t gid; int lid; } pt_cell_entry;
+
+/* A connection: a neighbouring rank and the periodic image its cells are seen in. Particles
+ * sent over connection k are shifted by -shift[k] * L into the receiver's frame. In an
+ * irregular (non-periodic) geometry the shift is always 0 and a connection is a rank. */
+typedef struct pt_conn { int rank; int shift[3]; } pt_conn;
+
+/* This rank's tiling (Sec. 3.2.1). Cell coordinates are global and unwrapped: the owned
+ * block is [lo, hi) per axis, the one-cell shell around it (coordinates -1 and nc included)
+ * holds the external cells; gid linearises coordinates + 1 over the (nc + 2)^3 extended grid,
+ * so an external cell that is a periodic image has its own gid. */
+typedef struct pt_decomp {
+  int nc[3];              /* global cells per axis */
+  int dims[3], coords[3]; /* rank grid and this rank's place in it */
+  int lo[3], hi[3];       /* owned cells [lo, hi) per axis */
+  int ncells;             /* local cells: internal + frontier + external */
+  int first[4];           /* first local index of each group; first[3] = ncells */
+  int *coord;             /* 3 per local cell: its unwrapped global coordinates */
+  pt_cell_entry *array;   /* the cell array: ncells entries sorted by gid */
+  int *nbr;               /* 27 per owned cell (lid < first[2]): local ids of the neighbours,
+                             offsets (dz, dy, dx) from -1 to 1, dx fastest */
+  int nconn;              /* connections (neighbouring rank x image), sorted by (rank, shift) */
+  pt_conn *conn;
+  int *conn_start;        /* the connection matrix: for frontier cell f (lid - first[1]) the */
+  int *conn_list;         /*   connections conn_list[conn_start[f] .. conn_start[f + 1]) */
+  int *ext_conn;          /* for external cell e (lid - first[2]): the connection owning it */
+  int nbr_ranks;          /* distinct neighbouring ranks (itself included if it is one) */
+} pt_decomp;
+
+/* Ranks are numbered x fastest over the rank grid: rank = (cz dims[1] + cy) dims[0] + cx. */
+int pt_rank_of(const int dims[3], const int coords[3]);
+/* The grid coordinates of the rank owning wrapped cell coordinates `cell` (each axis split
+ * into contiguous blocks with kit_block_split). */
+void pt_owner_coords(const int nc[3], const int dims[3], const int cell[3], int rank_coords[3]);
+/* Builds the tiling of rank grid position `coords` in a grid `dims` over nc cells per axis.
+ * Pure (no MPI): unit-testable on hand-checked decompositions. */
+void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int coords[3]);
+void pt_decomp_free(pt_decomp *d);
+/* The global index of unwrapped cell coordinates c (each in [-1, nc]). */
+int64_t pt_gid(const int nc[3], const int c[3]);
+/* Binary search of the cell array: the local index of gid, or -1 when the cell is not
+ * this rank's (the particle is not in the subdomain or its shell). */
+int pt_lookup(const pt_decomp *d, int64_t gid);
+/* Group (PT_INTERNAL, ...) of local cell lid. */
+static inline int pt_group(const pt_decomp *d, int lid) {
+  return lid < d->first[1] ? PT_INTERNAL : lid < d->first[2] ? PT_FRONTIER : PT_EXTERNAL;
+}
+/* The local cell of position x (in this rank's frame), or -1 outside the local cells. */
+int pt_cell_of(const pt_params *p, const pt_decomp *d, const double x[3]);
+
+/* A set of particles in structure-of-arrays form (what a rank owns, or a whole system). */
+typedef struct pt_particles {
+  long long n, cap;
+  int64_t *id;
+  double *x, *v; /* 3 per particle */
+} pt_particles;
+void pt_particles_reserve(pt_particles *s, long long cap);
+void pt_particles_push(pt_particles *s, int64_t id, const double x[3], const double v[3]);
+void pt_particles_free(pt_particles *s);
+
+/* The initial state (init.c). Every rank walks all N particles in id order, so sums (the
+ * momentum removed, the temperature rescaled) are the same on every rank and for every rank
+ * count; a rank keeps the particles whose cell it owns (keep == NULL: keeps all). */
+typedef int (*pt_keep_fn)(const void *arg, const double x[3]);
+void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out);
+/* --input: the header (count and box). Returns 0, or -1 with "line L: reason" in err. */
+int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen);
+/* --input: every particle line, validated (fields, numbers, ids 0..N-1 once, inside the box);
+ * keeps those `keep` accepts. Returns 0, or -1 with "line L: reason" in err. */
+int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out, char *err,
+                      size_t errlen);
+
+/* Per-step totals a variant records (local sums; the driver reduces them). */
+enum { PT_TH_PE, PT_TH_KE, PT_TH_VIR, PT_TH_PX, PT_TH_PY, PT_TH_PZ, PT_TH_N };
+
+/* What the communication of one run moved (this rank, since the last reset of the counters). */
+typedef struct pt_traffic {
+  long long messages, bytes;    /* MPI messages and bytes sent (counts, ghosts, migrants) */
+  long long ghosts_sent;        /* frontier particle copies sent (the selective scheme) */
+  long long ghosts_all_nbrs;    /* what sending every frontier particle to every connection would have */
+  long long ghosts_discarded;   /* received copies the filter dropped */
+  long long migrated;           /* particles that left this rank */
+  long long steps;              /* steps these counters cover */
+} pt_traffic;
+
+/* What a variant gets from the driver. */
+typedef struct pt_ctx {
+  const pt_params *p;
+  const kit_env *env;
+  MPI_Comm comm;          /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
+  pt_decomp dec;          /* this rank's tiling */
+  const pt_particles *init; /* this rank's initial particles */
+  int faults;             /* 1: honour KIT_FAULT (0 for the oracle re-run) */
+} pt_ctx;
+
+/* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
+typedef struct pt_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const pt_ctx *c);          /* allocate, set the initial state and forces */
+  void (*reset)(void *st);                   /* back to the initial state (untimed) */
+  void (*run)(void *st, int steps);          /* `steps` time steps, complete on return */
+  /* This rank's particles: count, and if out != NULL, 10 doubles each (id x y z vx vy vz fx fy fz). */
+  long long (*fetch)(void *st, double *out);
+  /* Local per-step totals since the last reset: (steps + 1) x PT_TH_N doubles, step 0 first. */
+  const double *(*thermo)(void *st, int *steps);
+  const pt_traffic *(*traffic)(void *st);
+  void (*teardown)(void *st);
+} pt_variant;
+
+extern const pt_variant pt_cpu;
+
+/* reference.c: the independent all-pairs O(N^2) code (minimum image, no cells), serial.
+ * Forces, potential energy and virial of n particles at x (3 each) in the periodic box. */
+void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double *f, double *pe, double *vir);
+/* `steps` velocity-Verlet steps of the whole system with those forces, x and v in place. */
+void pt_allpairs_run(const pt_params *p, long long n, double *x, double *v, int steps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

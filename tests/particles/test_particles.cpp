@@ -1,0 +1,310 @@
+// particles building blocks against closed forms and hand-checked decompositions (label cpu):
+// the Lennard-Jones pair function (analytic values, the shift, Newton's third law, F = -dV/dr),
+// cell binning at the box faces, the internal/frontier/external classification and the
+// connection matrix of Bernaschi Sec. 3.2.1, the binary search of the cell array, the --input
+// reader's line numbers, and migration across the periodic faces (Sec. 3.2.2).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lj.h"
+#include "particles.h"
+
+namespace {
+double V(double r) { return 4.0 * (std::pow(r, -12) - std::pow(r, -6)); }  // written out again
+}  // namespace
+
+// r = 1: V = 0, F = 24; r = 2^(1/6): the minimum, V = -1, F = 0; r = 1.5 against the formula.
+TEST(particles, PairAnalyticValues) {
+  double fr;
+  EXPECT_DOUBLE_EQ(lj_pair(1.0, 6.25, 0.0, &fr), 0.0);
+  EXPECT_DOUBLE_EQ(fr, 24.0);  // F = -dV/dr at r = 1 is 48 - 24; f/r = F
+  const double rmin = std::pow(2.0, 1.0 / 6.0);
+  EXPECT_NEAR(lj_pair(rmin * rmin, 6.25, 0.0, &fr), -1.0, 1e-15);
+  EXPECT_NEAR(fr, 0.0, 1e-14);
+  const double e = lj_pair(2.25, 6.25, 0.0, &fr);
+  EXPECT_NEAR(e, V(1.5), 1e-15);
+  EXPECT_NEAR(fr, (48.0 * std::pow(1.5, -14) - 24.0 * std::pow(1.5, -8)), 1e-15);
+  // Beyond and at the cutoff: nothing.
+  EXPECT_EQ(lj_pair(6.25, 6.25, 0.0, &fr), 0.0);
+  EXPECT_EQ(fr, 0.0);
+  EXPECT_EQ(lj_pair(7.0, 6.25, 0.0, &fr), 0.0);
+  EXPECT_EQ(fr, 0.0);
+}
+
+// F = -dV/dr by central differences over the range that matters.
+TEST(particles, PairForceIsMinusGradient) {
+  for (double r = 0.9; r < 2.45; r += 0.07) {
+    double fr, f1, f2;
+    lj_pair(r * r, 6.25, 0.0, &fr);
+    const double h = 1e-6;
+    const double vp = lj_pair((r + h) * (r + h), 6.25, 0.0, &f1), vm = lj_pair((r - h) * (r - h), 6.25, 0.0, &f2);
+    EXPECT_NEAR(fr * r, -(vp - vm) / (2 * h), 1e-6 * (1 + std::fabs(fr * r))) << r;
+  }
+}
+
+// --shift: V(rc) = 0 and V(r) - V_shifted(r) = V(rc) everywhere inside; the force is unchanged.
+TEST(particles, PairShift) {
+  const double rc = 2.5, s = lj_shift_at(rc, 1);
+  EXPECT_NEAR(s, V(2.5), 1e-17);
+  EXPECT_EQ(lj_shift_at(rc, 0), 0.0);
+  double f0, f1;
+  EXPECT_NEAR(lj_pair(rc * rc * (1 - 1e-15), rc * rc, s, &f1), 0.0, 1e-14);
+  for (double r = 0.95; r < 2.5; r += 0.11) {
+    const double a = lj_pair(r * r, rc * rc, 0.0, &f0), b = lj_pair(r * r, rc * rc, s, &f1);
+    EXPECT_NEAR(a - b, V(2.5), 1e-15);
+    EXPECT_EQ(f0, f1);
+  }
+}
+
+// Newton's third law, exactly: the force on j from i is minus that on i from j, bit for bit,
+// because f/r depends on r^2 only and (x_j - x_i) = -(x_i - x_j) exactly.
+TEST(particles, PairNewtonThirdLaw) {
+  const double xi[3] = {0.3, 1.7, 2.2}, xj[3] = {1.4, 0.9, 2.9};
+  double dij[3], dji[3], r2 = 0, r2b = 0;
+  for (int a = 0; a < 3; ++a) {
+    dij[a] = xi[a] - xj[a];
+    dji[a] = xj[a] - xi[a];
+    r2 += dij[a] * dij[a];
+    r2b += dji[a] * dji[a];
+  }
+  double fij, fji;
+  const double eij = lj_pair(r2, 6.25, 0.0, &fij), eji = lj_pair(r2b, 6.25, 0.0, &fji);
+  EXPECT_EQ(eij, eji);
+  for (int a = 0; a < 3; ++a) EXPECT_EQ(fij * dij[a], -(fji * dji[a]));
+}
+
+// Binning at the faces of a box of 3 cells: rounding can never put x in [0, L) outside
+// [0, nc), nor x < 0 or x >= L inside; NaN and far-away points belong to no cell.
+TEST(particles, CellCoordAtTheFaces) {
+  const double L = 7.7, inv = 3.0 / L;
+  EXPECT_EQ(cell_coord(0.0, inv, L, 3), 0);
+  EXPECT_EQ(cell_coord(-1e-300, inv, L, 3), -1);
+  EXPECT_EQ(cell_coord(std::nextafter(L, 0.0), inv, L, 3), 2);
+  EXPECT_EQ(cell_coord(L, inv, L, 3), 3);
+  EXPECT_EQ(cell_coord(L / 3 * 1.5, inv, L, 3), 1);
+  EXPECT_EQ(cell_coord(-L / 3 * 0.5, inv, L, 3), -1);
+  EXPECT_EQ(cell_coord(1e300, inv, L, 3), 5);
+  EXPECT_EQ(cell_coord(std::nan(""), inv, L, 3), -2);
+}
+
+// One rank owning a 5 x 5 x 5 periodic tiling: internal = the 3^3 core, frontier = the other
+// 98, external = the 7^3 - 125 = 218 shell cells, all periodic images of its own cells, so 26
+// connections to itself (one per image). A corner frontier cell is seen by 7 images, an edge
+// cell by 3, a face cell by 1.
+TEST(particles, ClassifyOneRank) {
+  const int nc[3] = {5, 5, 5}, dims[3] = {1, 1, 1}, coords[3] = {0, 0, 0};
+  pt_decomp d;
+  pt_decomp_build(&d, nc, dims, coords);
+  EXPECT_EQ(d.first[1] - d.first[0], 27);
+  EXPECT_EQ(d.first[2] - d.first[1], 98);
+  EXPECT_EQ(d.ncells - d.first[2], 218);
+  EXPECT_EQ(d.nconn, 26);
+  EXPECT_EQ(d.nbr_ranks, 1);
+  for (int k = 0; k < d.nconn; ++k) EXPECT_EQ(d.conn[k].rank, 0);
+  auto conns_of = [&](int x, int y, int z) {
+    const int c[3] = {x, y, z};
+    const int lid = pt_lookup(&d, pt_gid(nc, c));
+    EXPECT_EQ(pt_group(&d, lid), PT_FRONTIER);
+    const int f = lid - d.first[1];
+    return d.conn_start[f + 1] - d.conn_start[f];
+  };
+  EXPECT_EQ(conns_of(0, 0, 0), 7);
+  EXPECT_EQ(conns_of(4, 0, 4), 7);
+  EXPECT_EQ(conns_of(2, 0, 0), 3);
+  EXPECT_EQ(conns_of(2, 2, 0), 1);
+  EXPECT_EQ(conns_of(4, 2, 2), 1);
+  const int core[3] = {2, 2, 2};
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, core))), PT_INTERNAL);
+  pt_decomp_free(&d);
+}
+
+// Rank 1 of a 2 x 1 x 1 grid over 6 x 4 x 3 cells owns x in [3, 6): its internal cells are
+// x = 4, y in {1, 2}, z = 1 (2 cells); 36 owned, so 34 frontier; 5 x 6 x 5 - 36 = 114
+// external. Rank 0 is seen through x = 2 (no shift) and x = 6 (image +1 in x), each with the
+// 9 y/z images: 18 connections; itself through the 8 y/z images: 26 in all, 2 ranks.
+TEST(particles, ClassifyTwoRanksHandChecked) {
+  const int nc[3] = {6, 4, 3}, dims[3] = {2, 1, 1}, coords[3] = {1, 0, 0};
+  pt_decomp d;
+  pt_decomp_build(&d, nc, dims, coords);
+  EXPECT_EQ(d.lo[0], 3);
+  EXPECT_EQ(d.hi[0], 6);
+  EXPECT_EQ(d.first[1], 2);
+  EXPECT_EQ(d.first[2] - d.first[1], 34);
+  EXPECT_EQ(d.ncells - d.first[2], 114);
+  EXPECT_EQ(d.nconn, 26);
+  EXPECT_EQ(d.nbr_ranks, 2);
+  int to0 = 0, to1 = 0;
+  for (int k = 0; k < d.nconn; ++k) {
+    if (d.conn[k].rank == 0) {
+      ++to0;
+      EXPECT_TRUE(d.conn[k].shift[0] == 0 || d.conn[k].shift[0] == 1);
+    } else {
+      ++to1;
+      EXPECT_EQ(d.conn[k].shift[0], 0);
+      EXPECT_FALSE(d.conn[k].shift[1] == 0 && d.conn[k].shift[2] == 0);
+    }
+  }
+  EXPECT_EQ(to0, 18);
+  EXPECT_EQ(to1, 8);
+  const int in1[3] = {4, 1, 1}, in2[3] = {4, 2, 1}, fr[3] = {3, 1, 1}, ex[3] = {2, 1, 1}, ex2[3] = {6, 3, 2};
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, in1))), PT_INTERNAL);
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, in2))), PT_INTERNAL);
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, fr))), PT_FRONTIER);
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, ex))), PT_EXTERNAL);
+  EXPECT_EQ(pt_group(&d, pt_lookup(&d, pt_gid(nc, ex2))), PT_EXTERNAL);
+  // The external cell (6, 3, 2) is rank 0's cell (0, 3, 2) seen as image +1 in x; the
+  // corner (6, 4, 3) is rank 0's (0, 0, 0) as image (+1, +1, +1); (4, -1, 1) is its own
+  // (4, 3, 1) as image -1 in y.
+  auto conn_at = [&](int x, int y, int z) {
+    const int c[3] = {x, y, z};
+    const int lid = pt_lookup(&d, pt_gid(nc, c));
+    EXPECT_EQ(pt_group(&d, lid), PT_EXTERNAL);
+    return d.conn[d.ext_conn[lid - d.first[2]]];
+  };
+  const pt_conn k6 = conn_at(6, 3, 2), kc = conn_at(6, 4, 3), ky = conn_at(4, -1, 1);
+  EXPECT_EQ(k6.rank, 0);
+  EXPECT_EQ(k6.shift[0], 1);
+  EXPECT_EQ(k6.shift[1], 0);
+  EXPECT_EQ(k6.shift[2], 0);
+  EXPECT_EQ(kc.rank, 0);
+  EXPECT_EQ(kc.shift[0] + kc.shift[1] + kc.shift[2], 3);
+  EXPECT_EQ(ky.rank, 1);
+  EXPECT_EQ(ky.shift[0], 0);
+  EXPECT_EQ(ky.shift[1], -1);
+  EXPECT_EQ(ky.shift[2], 0);
+  // Frontier cell (3, 1, 1) touches only x = 2 outside: rank 0, no shift, one connection.
+  const int f = pt_lookup(&d, pt_gid(nc, fr)) - d.first[1];
+  ASSERT_EQ(d.conn_start[f + 1] - d.conn_start[f], 1);
+  const pt_conn &kf = d.conn[d.conn_list[d.conn_start[f]]];
+  EXPECT_EQ(kf.rank, 0);
+  EXPECT_EQ(kf.shift[0] | kf.shift[1] | kf.shift[2], 0);
+  pt_decomp_free(&d);
+}
+
+// The cell array is sorted by gid; every gid is found with its own lid, each lid once; gids
+// that are not this rank's (two cells away, beyond the shell, between entries) are not found.
+TEST(particles, CellArrayBinarySearch) {
+  const int nc[3] = {7, 5, 4}, dims[3] = {2, 2, 1}, coords[3] = {1, 0, 0};
+  pt_decomp d;
+  pt_decomp_build(&d, nc, dims, coords);
+  std::set<int> lids;
+  for (int i = 0; i < d.ncells; ++i) {
+    if (i > 0) {
+      EXPECT_LT(d.array[i - 1].gid, d.array[i].gid);
+    }
+    EXPECT_EQ(pt_lookup(&d, d.array[i].gid), d.array[i].lid);
+    lids.insert(d.array[i].lid);
+    // Its coordinates give back its gid.
+    EXPECT_EQ(pt_gid(nc, d.coord + 3 * d.array[i].lid), d.array[i].gid);
+  }
+  EXPECT_EQ((int)lids.size(), d.ncells);
+  EXPECT_EQ(*lids.begin(), 0);
+  EXPECT_EQ(*lids.rbegin(), d.ncells - 1);
+  // Rank (1, 0, 0) owns x in [4, 7), y in [0, 3): x = 2 is two cells away, y = 4 likewise.
+  const int far1[3] = {2, 1, 1}, far2[3] = {5, 4, 1};
+  EXPECT_EQ(pt_lookup(&d, pt_gid(nc, far1)), -1);
+  EXPECT_EQ(pt_lookup(&d, pt_gid(nc, far2)), -1);
+  EXPECT_EQ(pt_lookup(&d, -5), -1);
+  EXPECT_EQ(pt_lookup(&d, (int64_t)1 << 40), -1);
+  pt_decomp_free(&d);
+}
+
+namespace {
+pt_params small_box(double lx, double ly, double lz) {
+  pt_params p;
+  std::memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.rc = 2.5;
+  p.dt = 0.005;
+  p.box[0] = lx;
+  p.box[1] = ly;
+  p.box[2] = lz;
+  p.n = 2;
+  pt_derive_cells(&p);
+  return p;
+}
+}  // namespace
+
+// Migration bookkeeping on one rank (every move across a face is a migration to itself through
+// the connection of the external cell): two particles farther apart than rc (no forces) leave
+// through the x = L and the y = 0 faces; after one step both are back inside, at exactly
+// x + dt v - L and y + dt v + L, counted as migrants, and none is lost or duplicated.
+TEST(particles, MigrationAcrossPeriodicFaces) {
+  pt_params p = small_box(8.0, 8.5, 9.0);
+  pt_particles init = {};
+  const double xa[3] = {8.0 - 1e-3, 4.0, 4.5}, va[3] = {1.0, 0.0, 0.0};
+  const double xb[3] = {1.0, 2e-3, 0.5}, vb[3] = {0.0, -1.0, 0.0};
+  pt_particles_push(&init, 0, xa, va);
+  pt_particles_push(&init, 1, xb, vb);
+  kit_env env;
+  std::memset(&env, 0, sizeof env);
+  env.nranks = 1;
+  env.threads = 1;
+  pt_ctx c;
+  std::memset(&c, 0, sizeof c);
+  c.p = &p;
+  c.env = &env;
+  c.comm = MPI_COMM_SELF;
+  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  pt_decomp_build(&c.dec, p.nc, one, zero);
+  c.init = &init;
+  void *st = pt_cpu.setup(&c);
+  pt_cpu.run(st, 1);
+  ASSERT_EQ(pt_cpu.fetch(st, nullptr), 2);
+  std::vector<double> r(20);
+  pt_cpu.fetch(st, r.data());
+  const double *a = r[0] == 0.0 ? &r[0] : &r[10], *b = r[0] == 0.0 ? &r[10] : &r[0];
+  EXPECT_EQ(a[0], 0.0);
+  EXPECT_EQ(b[0], 1.0);
+  EXPECT_EQ(a[1], (xa[0] + p.dt * va[0]) - 8.0);
+  EXPECT_EQ(a[2], xa[1]);
+  EXPECT_EQ(b[2], (xb[1] + p.dt * vb[1]) + 8.5);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GE(a[1 + k], 0.0);
+    EXPECT_LT(a[1 + k], p.box[k]);
+    EXPECT_GE(b[1 + k], 0.0);
+    EXPECT_LT(b[1 + k], p.box[k]);
+  }
+  EXPECT_EQ(pt_cpu.traffic(st)->migrated, 2);
+  EXPECT_EQ(a[4], 1.0);  // no force: velocities unchanged
+  pt_cpu.teardown(st);
+  pt_particles_free(&init);
+}
+
+namespace {
+std::string read_error(const std::string &text) {
+  char path[] = "/tmp/pt_input_XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  pt_params p;
+  std::memset(&p, 0, sizeof p);
+  p.input = path;
+  char err[300] = "";
+  long long n;
+  double box[3];
+  int rc = pt_read_header(path, &n, box, err, sizeof err);
+  if (rc == 0) rc = pt_read_particles(&p, nullptr, nullptr, nullptr, err, sizeof err);
+  std::remove(path);
+  return rc == 0 ? "ok" : err;
+}
+}  // namespace
+
+// The reader names the line of the first problem (comments and blank lines still count).
+TEST(particles, InputErrorsNameTheLine) {
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 0\n"), "ok");
+  EXPECT_EQ(read_error("# c\n\n2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 0  # trailing\n"), "ok");
+  EXPECT_EQ(read_error("2\n8 8\n").rfind("line 2:", 0), 0u);
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n\n1 4 4 4 0 0\n").rfind("line 5:", 0), 0u);
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n0 4 4 4 0 0 0\n"), "line 4: id 0 appears twice");
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 8 0 0 0\n").rfind("line 4: particle 1: z = 8 is outside", 0), 0u);
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n"), "line 4: expected 2 particles, the file ends after 1");
+  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 nan\n").rfind("line 4:", 0), 0u);
+}
