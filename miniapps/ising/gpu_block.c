@@ -3,6 +3,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels.h"
 #include "kit/check.h"
@@ -31,9 +32,10 @@ void ising_dev_block_reset(ising_dev_block *d) {
     KIT_CUDA_CHECK(cudaMemcpy(d->coupling, hc, bonds, cudaMemcpyHostToDevice));
     free(hs);
     free(hc);
-    return;
+  } else {
+    launch_ising_fill(&d->blk, &d->rules, d->spin, d->coupling, 0);
   }
-  launch_ising_fill(&d->blk, &d->rules, d->spin, d->coupling, 0);
+  /* Both paths: complete before the variants' non-blocking streams touch the spins. */
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -41,6 +43,11 @@ void ising_dev_block_fetch(const ising_dev_block *d, int8_t *out) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
   KIT_CUDA_CHECK(cudaMemcpy(out, d->spin + d->blk.plane_stride, (size_t)d->blk.n * d->blk.plane_stride,
                             cudaMemcpyDeviceToHost));
+}
+
+void ising_prime_inboxes(void *const buf[2], size_t bytes) {
+  for (int side = 0; side < 2; ++side)
+    if (buf[side]) memset(buf[side], 1, bytes);
 }
 
 void ising_dev_block_free(ising_dev_block *d) {

@@ -23,6 +23,10 @@ void ising_dev_block_reset(ising_dev_block *d);
 /* Local planes 1..n into out (n * plane_stride bytes). */
 void ising_dev_block_fetch(const ising_dev_block *d, int8_t *out);
 void ising_dev_block_free(ising_dev_block *d);
+/* Receive buffers (pinned) hold +1 spins until a message lands, so a receive that never
+ * happens (KIT_FAULT=stale-halo) feeds valid but wrong spins to the update, never garbage
+ * that would index past exp(-dE/T)'s table. NULL entries are skipped. */
+void ising_prime_inboxes(void *const buf[2], size_t bytes);
 static inline int8_t *ising_dev_part(const ising_dev_block *d, int local_plane, int part) {
   return d->spin + ising_part_offset(&d->blk, local_plane, part);
 }

@@ -58,12 +58,14 @@ static void *hy_setup(const ising_ctx *c) {
     s->gplan[col] = ising_make_plan(&gb, col);
     s->cplan[col] = ising_make_plan(&s->cb, col);
   }
+  ising_prime_inboxes(s->halo.recv, c->blk.part_stride);
   return s;
 }
 
 static void hy_reset(void *st) {
   hybrid_state *s = st;
   ising_dev_block_reset(&s->d);
+  ising_prime_inboxes(s->halo.recv, s->c.blk.part_stride);
   ising_fill(s->c.p, &s->cb, s->cspin, s->ccoupling, s->c.env->threads);
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }

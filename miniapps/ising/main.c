@@ -63,6 +63,17 @@ static void write_checkpoint(void *arg, void *state, int done) {
 }
 
 /* CPU planes summed over ranks for a share f (whole granules per rank). */
+/* 1 if share f gives every rank a CPU part or none: the hybrid's CPU part sits between the
+ * GPU part and the rank above, so a rank without one (a thin slab rounds its share to 0)
+ * cannot run the scheme beside ranks that have one. */
+static int cpu_planes_uniform(const ising_block *b, int granule, double f) {
+  const int mine = kit_cpu_planes(b->n / granule, f) * granule > 0;
+  int lo = 0, hi = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  return lo == hi;
+}
+
 static int cpu_planes_total(const ising_block *b, int granule, double f) {
   int mine = kit_cpu_planes(b->n / granule, f) * granule, all = 0;
   KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -244,7 +255,15 @@ int main(int argc, char **argv) {
     cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
                                              : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
     ctx.cpu_fraction = cpu_fraction;
-    if (model_fraction > 0.0 && cpu_planes_total(&ctx.blk, granule, model_fraction) > 0) {
+    if (model_fraction > 0.0 && !cpu_planes_uniform(&ctx.blk, granule, model_fraction)) {
+      kit_log(&env, "ising: hybrid auto: model share %.4f leaves some ranks without a CPU plane: using 0", model_fraction);
+      ctx.cpu_fraction = cpu_fraction = 0.0;
+    }
+    if (p.run.cpu_fraction >= 0.0 && !cpu_planes_uniform(&ctx.blk, granule, cpu_fraction))
+      return kit_finalize(kit_usage_error(&env,
+          "ising: --cpu-fraction %g gives some ranks a CPU plane and others none (their slabs are too thin); "
+          "use a larger share, a smaller one, or fewer ranks", cpu_fraction));
+    if (cpu_fraction > 0.0 && model_fraction > 0.0 && cpu_planes_total(&ctx.blk, granule, model_fraction) > 0) {
       const int sweeps = p.run.iters < 5 ? 5 : (p.run.iters > 20 ? 20 : p.run.iters);
       t_model = calibrate(v, &ctx, sweeps);
       t_zero = calibrate(find_variant("two-stream"), &ctx, sweeps);

@@ -41,6 +41,12 @@ typedef struct mt_state {
   uint32_t sweep;
 } mt_state;
 
+/* The MPI inboxes at the process's ends (ising_prime_inboxes). */
+static void prime(mt_gpu *g) {
+  void *const in[2] = {g->inbox[0], g->inbox[1]};
+  ising_prime_inboxes(in, g->d.blk.part_stride);
+}
+
 static void *mt_setup(const ising_ctx *c) {
   mt_state *s = calloc(1, sizeof *s);
   s->c = *c;
@@ -90,13 +96,17 @@ static void *mt_setup(const ising_ctx *c) {
         }
       }
     }
+    prime(g);
   }
   return s;
 }
 
 static void mt_reset(void *st) {
   mt_state *s = st;
-  for (int i = 0; i < s->ngpu; ++i) ising_dev_block_reset(&s->g[i].d);
+  for (int i = 0; i < s->ngpu; ++i) {
+    ising_dev_block_reset(&s->g[i].d);
+    prime(&s->g[i]);
+  }
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 

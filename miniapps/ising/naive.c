@@ -28,12 +28,14 @@ static void *naive_setup(const ising_ctx *c) {
   kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1,
                       1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
+  ising_prime_inboxes(s->halo.recv, c->blk.part_stride);
   return s;
 }
 
 static void naive_reset(void *st) {
   naive_state *s = st;
   ising_dev_block_reset(&s->d);
+  ising_prime_inboxes(s->halo.recv, s->d.blk.part_stride);
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 

@@ -19,7 +19,7 @@ typedef struct two_stream_state {
   ising_ctx c;
   ising_dev_block d;
   cudaStream_t boundary, bulk;
-  cudaEvent_t ghosts_in; /* this half-sweep's boundary kernel and ghost copies are done */
+  cudaEvent_t boundary_done; /* this half-sweep's boundary kernel is done */
   cudaEvent_t bulk_done; /* this half-sweep's bulk is done */
   kit_halo halo;
   ising_plan plan[2];
@@ -37,17 +37,19 @@ static void *ts_setup(const ising_ctx *c) {
   KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
-  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghosts_in, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
   kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1,
                       1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
+  ising_prime_inboxes(s->halo.recv, c->blk.part_stride);
   return s;
 }
 
 static void ts_reset(void *st) {
   two_stream_state *s = st;
   ising_dev_block_reset(&s->d);
+  ising_prime_inboxes(s->halo.recv, s->d.blk.part_stride);
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
@@ -60,11 +62,15 @@ static void ts_run(void *st, int sweeps) {
     KIT_RANGE_PUSH("sweep");
     for (int col = 0; col < 2; ++col, first = 0) {
       const ising_plan *pl = &s->plan[col];
-      /* The boundary planes read the other colour, which the previous bulk wrote. */
+      /* The boundary planes read the other colour, which the previous bulk wrote; this bulk
+       * needs the previous boundary kernel (enqueued now, before that event is recorded
+       * again for this half-sweep). */
       if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
+      if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
       int g = kit_gpu_range_begin("boundary", s->boundary);
       launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->boundary, s->boundary);
       kit_gpu_range_end(g, s->boundary);
+      KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
       g = kit_gpu_range_begin("d2h", s->boundary);
       for (int side = 0; side < 2; ++side)
         if (pl->send_plane[side] >= 0)
@@ -73,9 +79,9 @@ static void ts_run(void *st, int sweeps) {
       kit_gpu_range_end(g, s->boundary);
 
       /* The bulk reads only planes 1..n (never a ghost) and writes none the exchange
-       * touches, so it overlaps everything below. It reads the other colour of the
-       * ghost planes' neighbours, written by the previous half-sweep's copies. */
-      if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->ghosts_in, 0));
+       * touches, so it overlaps everything below. It needs the previous boundary kernel
+       * (which wrote the other colour of planes it reads, and read the planes it writes),
+       * not that half-sweep's copies. */
       g = kit_gpu_range_begin("bulk", s->bulk);
       launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->bulk, s->bulk);
       kit_gpu_range_end(g, s->bulk);
@@ -100,7 +106,6 @@ static void ts_run(void *st, int sweeps) {
           KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part), s->halo.recv[side], bytes,
                                          cudaMemcpyHostToDevice, s->boundary));
       kit_gpu_range_end(g, s->boundary);
-      KIT_CUDA_CHECK(cudaEventRecord(s->ghosts_in, s->boundary));
     }
     KIT_RANGE_POP();
   }
@@ -117,7 +122,7 @@ static void ts_teardown(void *st) {
   two_stream_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
-  KIT_CUDA_CHECK(cudaEventDestroy(s->ghosts_in));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
   kit_halo_free(&s->halo);
   ising_dev_block_free(&s->d);

@@ -28,6 +28,9 @@ void lbm_dev_block_reset(lbm_dev_block *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
   KIT_CUDA_CHECK(cudaMemcpy(d->f, d->init, bytes, cudaMemcpyDeviceToDevice));
   KIT_CUDA_CHECK(cudaMemcpy(d->fn, d->init, bytes, cudaMemcpyDeviceToDevice));
+  /* Device-to-device copies do not wait on the host, and the variants' streams are
+   * non-blocking: without this their first kernels could read a lattice still being copied. */
+  KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 /* The current lattice, ghosts included, copied to a new host array. */

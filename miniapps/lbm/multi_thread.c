@@ -197,6 +197,8 @@ static void mt_run(void *st, int steps) {
     }
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->g[i].boundary));
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->g[i].bulk));
+    /* A neighbour may still be in its last step, reading our lattices by parity. */
+#pragma omp barrier
     if (steps % 2) lbm_dev_swap(&s->g[i].d); /* f is the current lattice again */
   }
 }

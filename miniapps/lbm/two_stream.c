@@ -4,7 +4,7 @@
  * to the host on the boundary stream, while the inner planes update on the bulk stream; MPI
  * and the copies of the received populations into the ghost planes overlap the bulk.
  * Events order the streams (as laplace's two-stream): the next boundary update waits for this
- * bulk, the next bulk for this step's boundary work and ghost copies.
+ * bulk, the next bulk for this step's boundary update (never for the exchange).
  *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 */
 #include <stdlib.h>
 
@@ -17,7 +17,7 @@ typedef struct two_stream_state {
   lbm_ctx c;
   lbm_dev_block d;
   cudaStream_t boundary, bulk;
-  cudaEvent_t ghosts_in; /* this step's boundary update and ghost copies are done */
+  cudaEvent_t boundary_done; /* this step's boundary update is done */
   cudaEvent_t bulk_done; /* this step's bulk is done */
   kit_halo halo;
 } two_stream_state;
@@ -41,7 +41,7 @@ static void *ts_setup(const lbm_ctx *c) {
   KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
-  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghosts_in, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
   kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 1, 1);
   init_state(s);
@@ -62,18 +62,21 @@ static void ts_run(void *st, int steps) {
     /* Boundary planes first, then their face-crossing populations to the host. They write
      * planes of the lattice the previous bulk read, so they wait for it. */
     if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
+    /* This step's bulk needs the previous boundary update: enqueued now, before that event
+     * is recorded again. */
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
     int g = kit_gpu_range_begin("boundary", s->boundary);
     launch_lbm_update(&d->geom, d->f, d->fn, 1, 2, p->omega, Fx, Fy, Fz, s->boundary);
     if (nz > 1) launch_lbm_update(&d->geom, d->f, d->fn, nz, nz + 1, p->omega, Fx, Fy, Fz, s->boundary);
     kit_gpu_range_end(g, s->boundary);
+    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
     g = kit_gpu_range_begin("d2h", s->boundary);
     if (h->send[KIT_DOWN]) lbm_dev_pack_async(d, d->fn, 1, 0, h->send[KIT_DOWN], s->boundary);
     if (h->send[KIT_UP]) lbm_dev_pack_async(d, d->fn, nz, 1, h->send[KIT_UP], s->boundary);
     kit_gpu_range_end(g, s->boundary);
 
-    /* The bulk reads planes 1..nz of f (the previous step's boundary planes and ghost copies
-     * included) and writes inner planes nothing else touches. */
-    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->ghosts_in, 0));
+    /* The bulk reads planes 1..nz of f (the previous step's boundary planes included, never a
+     * ghost) and writes inner planes the previous boundary update read. */
     g = kit_gpu_range_begin("bulk", s->bulk);
     launch_lbm_update(&d->geom, d->f, d->fn, 2, nz, p->omega, Fx, Fy, Fz, s->bulk);
     kit_gpu_range_end(g, s->bulk);
@@ -94,7 +97,6 @@ static void ts_run(void *st, int steps) {
     if (h->recv[KIT_DOWN]) lbm_dev_unpack_async(d, d->fn, 0, 1, h->recv[KIT_DOWN], s->boundary);
     if (h->recv[KIT_UP]) lbm_dev_unpack_async(d, d->fn, nz + 1, 0, h->recv[KIT_UP], s->boundary);
     kit_gpu_range_end(g, s->boundary);
-    KIT_CUDA_CHECK(cudaEventRecord(s->ghosts_in, s->boundary));
     lbm_dev_swap(d);
     KIT_RANGE_POP();
   }
@@ -112,7 +114,7 @@ static void ts_teardown(void *st) {
   two_stream_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
-  KIT_CUDA_CHECK(cudaEventDestroy(s->ghosts_in));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
   kit_halo_free(&s->halo);
   lbm_dev_block_free(&s->d);
