@@ -22,6 +22,8 @@ log "machine"
 
 mkdir -p /tmp/deps
 for f in .deps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /tmp/deps; done
+# METIS (tetfv) from .deps: the libraries must also be found at run time.
+export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 log "configure + build"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKIT_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH=/tmp/deps/usr \

@@ -23,6 +23,8 @@ APPS = {
             ["--scale", "10", "--roots", "8"]),
     "particles": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
                   ["--cells", "6", "--iters", "20", "--reps", "3"]),
+    "tetfv": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
+              ["--mesh", "box:8", "--iters", "20", "--reps", "3"]),
 }
 
 

@@ -1,0 +1,330 @@
+/* main.c: the tetfv driver. Parse, build or read the mesh, assemble D, A, I once, partition,
+ * set up, warm up, profile, time, verify, report; the variants (cpu.c, later the GPU ones) do
+ * the time steps. Paper III (`../shared/seeds/001_5c64d68c2bfeada2.txt`) Sec. 2-3; see
+ * README.md in this folder.
+ *   build/bin/tetfv --variant list
+ *   mpiexec -n 4 build/bin/tetfv --mesh box:10 --shuffle --iters 50
+ *   build/bin/tetfv --mesh tests/tetfv/data/sphere_v41.msh --init random
+ *   build/bin/tetfv --mesh box:8 --jitter 0.4 --aniso 4 --t-end 0.01 */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/driver.h"
+#include "kit/ranges.h"
+#include "kit/report.h"
+#include "tetfv.h"
+#include "verify.h"
+
+/* Bytes one cell update must move (Paper III Sec. 2): 16 weights and 16 indices, D[i] and
+ * u_old[i] read (208), u_new[i] written (8); the 33 flops of tetfv_row. */
+#define TETFV_BYTES_PER_CELL 216.0
+#define TETFV_FLOPS_PER_CELL 33.0
+
+static const tetfv_variant *const variants[] = {&tetfv_cpu};
+static const tetfv_variant *find_variant(const char *name) {
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
+    if (strcmp(variants[i]->name, name) == 0) return variants[i];
+  return NULL;
+}
+
+/* --variant list: the GPU variants are not written yet (issue 5). */
+static const char *describe(const char *name) {
+  const tetfv_variant *v = find_variant(name);
+  return v ? v->summary : "(not written yet: issue 5)";
+}
+
+/* --mesh box:N or a file name. */
+static int parse_mesh(const char *arg, void *dest, char *err, size_t errlen) {
+  *(const char **)dest = arg;
+  if (strncmp(arg, "box:", 4) == 0) {
+    char *end = NULL;
+    const long n = strtol(arg + 4, &end, 10);
+    if (end == arg + 4 || *end || n < 1 || n > 400) {
+      snprintf(err, errlen, "'%s' is not box:N with N in [1, 400]", arg);
+      return -1;
+    }
+  } else if (*arg == '\0') {
+    snprintf(err, errlen, "empty mesh name (box:N or FILE.msh)");
+    return -1;
+  }
+  return 0;
+}
+
+/* MPI_Bcast of any length, in pieces an int can count. */
+static void bcast(void *buf, size_t count, MPI_Datatype type, size_t elem) {
+  const size_t piece = (size_t)1 << 28;
+  for (size_t at = 0; at < count; at += piece) {
+    const size_t n = count - at < piece ? count - at : piece;
+    KIT_MPI_CHECK(MPI_Bcast((char *)buf + at * elem, (int)n, type, 0, MPI_COMM_WORLD));
+  }
+}
+
+/* Rank 0 gathers every rank's owned values into mesh order. */
+static double *gather_field(const kit_env *env, const tetfv_local *l, const double *mine, int n) {
+  int cnt = l->nown, *counts = NULL, *displs = NULL, *gids = NULL;
+  double *vals = NULL, *all = NULL;
+  if (env->rank == 0) counts = kit_malloc((size_t)env->nranks * sizeof(int), "gather");
+  KIT_MPI_CHECK(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (env->rank == 0) {
+    displs = kit_malloc((size_t)env->nranks * sizeof(int), "gather");
+    for (int r = 0, at = 0; r < env->nranks; at += counts[r++]) displs[r] = at;
+    gids = kit_malloc(((size_t)n + 1) * sizeof(int), "gather");
+    vals = kit_malloc(((size_t)n + 1) * sizeof(double), "gather");
+    all = kit_malloc(((size_t)n + 1) * sizeof(double), "gathered field");
+  }
+  KIT_MPI_CHECK(MPI_Gatherv(l->gid, cnt, MPI_INT, gids, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Gatherv(mine, cnt, MPI_DOUBLE, vals, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  if (env->rank == 0)
+    for (int k = 0; k < n; ++k) all[gids[k]] = vals[k];
+  free(counts);
+  free(displs);
+  free(gids);
+  free(vals);
+  return all;
+}
+
+int main(int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+
+  tetfv_params p;
+  memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.run.iters = 100;
+  p.mesh = "box:8";
+  p.kappa = 1.0;
+  p.fibres = "rotating";
+  p.flux = NULL; /* by --aniso, below */
+  p.bc = "neumann";
+  p.safety = 0.9;
+  p.init = "mode";
+  p.reorder = "metis";
+  p.block = 512;
+  int iters_given = 0, jitter_given = 0, fibres_given = 0, tend_given = 0, block_given = 0;
+  kit_option opts[KIT_RUN_NOPTS + 20];
+  int n = kit_run_options(&p.run, opts);
+  for (int i = 0; i < n; ++i)
+    if (strcmp(opts[i].name, "iters") == 0) opts[i].given = &iters_given;
+  const kit_option app_opts[] = {
+      {"mesh", KIT_OPT_CUSTOM, &p.mesh, "box:N|FILE.msh", "the built-in box (n^3 cubes x 6 tetrahedra) or a gmsh ASCII 2.2/4.1 file [box:8]", 1, 0, 0, NULL, parse_mesh, NULL},
+      {"jitter", KIT_OPT_DOUBLE, &p.jitter, "J", "box: move interior vertices up to J h / 2 per coordinate", 0.0, 0.5, 0, NULL, NULL, &jitter_given},
+      {"shuffle", KIT_OPT_FLAG, &p.shuffle, NULL, "renumber the cells at random (real meshes are unordered in memory)", 1, 0, 1, NULL, NULL, NULL},
+      {"kappa", KIT_OPT_DOUBLE, &p.kappa, "K", "scalar diffusivity", 1e-12, 1e12, 0, NULL, NULL, NULL},
+      {"aniso", KIT_OPT_DOUBLE, &p.aniso, "A", "tensor K = kappa (I + A f f^T) along fibres f (needs --flux corrected)", 0.0, 1e6, 0, NULL, NULL, NULL},
+      {"fibres", KIT_OPT_STRING, &p.fibres, "F", "fibre field of --aniso: along x, or rotating 120 deg through z", 1, 0, 0, "x|rotating", NULL, &fibres_given},
+      {"flux", KIT_OPT_STRING, &p.flux, "KIND", "face fluxes: gradient-corrected (up to 16 neighbours, consistent) or two-point (4; inconsistent on tetrahedra, README) [corrected]", 1, 0, 0, "two-point|corrected", NULL, NULL},
+      {"bc", KIT_OPT_STRING, &p.bc, "BC", "boundary: zero flux, or u = 0 on boundary faces", 1, 0, 0, "neumann|dirichlet", NULL, NULL},
+      {"safety", KIT_OPT_DOUBLE, &p.safety, "S", "time step = S x the Gershgorin stability limit", 0.01, 1.0, 0, NULL, NULL, NULL},
+      {"t-end", KIT_OPT_DOUBLE, &p.t_end, "T", "run to time T (sets --iters, shortens dt to land on T)", 1e-12, 1e6, 0, NULL, NULL, &tend_given},
+      {"init", KIT_OPT_STRING, &p.init, "KIND", "initial field: the box's slowest mode, Philox noise, or 1", 1, 0, 0, "mode|random|constant", NULL, NULL},
+      {"reorder", KIT_OPT_STRING, &p.reorder, "HOW", "interior cell order for cache reuse: none, reverse Cuthill-McKee, METIS blocks", 1, 0, 0, "none|rcm|metis", NULL, NULL},
+      {"block", KIT_OPT_INT, &p.block, "B", "--reorder metis: cells per block (Paper III: 512 on a CPU)", 8, 1e8, 0, NULL, NULL, &block_given},
+      {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
+  opts[n].type = KIT_OPT_END;
+
+  const int front = kit_front_door(&env, argc, argv, opts, "tetfv",
+      "cell-centred finite-volume diffusion on unstructured tetrahedral meshes (Paper III's u = D u + A u[I]); "
+      "variants: cpu (naive two-stream multi-thread hybrid: not yet)",
+      &p.run, describe);
+  if (front >= 0) return kit_finalize(front);
+
+  /* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line. */
+  const char *vn = p.run.variant;
+  const int is_box = strncmp(p.mesh, "box:", 4) == 0;
+  p.box_n = is_box ? atoi(p.mesh + 4) : 0;
+  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --cpu-fraction applies only to --variant hybrid"));
+  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --gpus does not apply to --variant cpu"));
+  if (p.run.checkpoint || p.run.restart || p.run.checkpoint_every > 0)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --checkpoint and --restart are not written yet for tetfv"));
+  if (jitter_given && !is_box) return kit_finalize(kit_usage_error(&env, "tetfv: --jitter applies only to --mesh box:N"));
+  if (fibres_given && p.aniso == 0.0) return kit_finalize(kit_usage_error(&env, "tetfv: --fibres applies only with --aniso A > 0"));
+  if (block_given && strcmp(p.reorder, "metis") != 0)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --block applies only to --reorder metis"));
+  if (tend_given && iters_given)
+    return kit_finalize(kit_usage_error(&env, "tetfv: give --iters or --t-end, not both"));
+  if (!p.flux) p.flux = "corrected";
+  if (p.aniso > 0.0 && strcmp(p.flux, "two-point") == 0)
+    return kit_finalize(kit_usage_error(&env,
+        "tetfv: --flux two-point with --aniso: two-point fluxes are not consistent for a tensor K (use corrected)"));
+  if (is_box && 6.0 * p.box_n * p.box_n * p.box_n < env.nranks)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --mesh %s has %d cells, fewer than the %d ranks", p.mesh,
+                                        6 * p.box_n * p.box_n * p.box_n, env.nranks));
+  const tetfv_variant *v = find_variant(vn);
+  if (!v) return kit_finalize(kit_skip(&env, "tetfv", vn, "not written yet (issue 5)"));
+  if (kit_check_output_file(&env, "tetfv", "--json", p.run.json) ||
+      kit_check_output_file(&env, "tetfv", "--trace", p.run.trace))
+    return kit_finalize(KIT_EXIT_USAGE);
+  /* What the box needs (a file is checked once its size is known): the mesh, the global
+   * matrix on every rank during set-up (replicated: README.md "Not done yet"), the local
+   * matrix, fields; rank 0 the oracle's. About 500 bytes a cell. */
+  if (is_box) {
+    const double cells = 6.0 * p.box_n * p.box_n * p.box_n;
+    if (cells > 1.3e8)
+      return kit_finalize(kit_usage_error(&env, "tetfv: --mesh %s: %.0f cells exceed the 1.3e8 a rank's int indices and messages allow", p.mesh, cells));
+    const int rc = kit_check_memory(&env, "tetfv", 500.0 * cells, 0.0, 0);
+    if (rc) return kit_finalize(rc);
+  }
+
+  /* Rank 0 builds or reads the mesh, checks it, assembles the matrix and partitions it. */
+  tetfv_mesh mesh;
+  memset(&mesh, 0, sizeof mesh);
+  tetfv_matrix g;
+  memset(&g, 0, sizeof g);
+  tetfv_assembly_info info;
+  memset(&info, 0, sizeof info);
+  struct { int bad, ncells, iters, width, nodes, skipped, nodominant, nograd; double dt, dt_stable; char why[300]; } hdr;
+  memset(&hdr, 0, sizeof hdr);
+  int *part = NULL;
+  double *u0 = NULL;
+  if (env.rank == 0) {
+    const double t0 = kit_now();
+    if (is_box) tetfv_mesh_box(&mesh, p.box_n, p.jitter, p.shuffle, p.run.seed);
+    else if (tetfv_read_msh(p.mesh, &mesh, hdr.why, sizeof hdr.why)) hdr.bad = 1;
+    if (!hdr.bad && !is_box && p.shuffle) tetfv_mesh_shuffle(&mesh, p.run.seed);
+    if (!hdr.bad && tetfv_mesh_connect(&mesh, hdr.why, sizeof hdr.why)) hdr.bad = 1;
+    if (!hdr.bad && mesh.ncells < env.nranks) {
+      snprintf(hdr.why, sizeof hdr.why, "%d cells, fewer than the %d ranks", mesh.ncells, env.nranks);
+      hdr.bad = 1;
+    }
+    if (!hdr.bad) {
+      if (mesh.skipped) kit_log(&env, "tetfv: %s: skipped %d elements that are not tetrahedra", p.mesh, mesh.skipped);
+      tetfv_assemble(&p, &mesh, &g, &info);
+      part = kit_malloc((size_t)mesh.ncells * sizeof(int), "partition");
+      if (tetfv_partition(&mesh, env.nranks, part, hdr.why, sizeof hdr.why)) hdr.bad = 3;
+      u0 = kit_malloc((size_t)mesh.ncells * sizeof(double), "initial field");
+      for (int c = 0; c < mesh.ncells; ++c) u0[c] = tetfv_initial(&p, c, mesh.centroid + 3 * (size_t)c);
+      kit_log(&env, "tetfv: %s: %d cells, %d nodes, %d interior and %d boundary faces; set-up %.2f s", p.mesh,
+              mesh.ncells, mesh.nnodes, mesh.nfaces_interior, mesh.nfaces_boundary, kit_now() - t0);
+    }
+    hdr.ncells = mesh.ncells;
+    hdr.nodes = mesh.nnodes;
+    hdr.iters = p.run.iters;
+    hdr.dt = p.dt;
+    hdr.dt_stable = info.dt_stable;
+    hdr.width = info.max_width;
+    hdr.skipped = mesh.skipped;
+    hdr.nodominant = info.rows_not_dominant;
+    hdr.nograd = info.rows_no_gradient;
+  }
+  KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
+  if (hdr.bad == 3) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s", hdr.why);
+  if (hdr.bad) {
+    tetfv_mesh_free(&mesh);
+    return kit_finalize(kit_usage_error(&env, "tetfv: --mesh '%s': %s", p.mesh, hdr.why));
+  }
+  p.run.iters = hdr.iters;
+  p.dt = hdr.dt;
+  const int N = hdr.ncells;
+  if (env.rank != 0) {
+    tetfv_matrix_alloc(&g, N);
+    part = kit_malloc((size_t)N * sizeof(int), "partition");
+    u0 = kit_malloc((size_t)N * sizeof(double), "initial field");
+  }
+  bcast(g.D, (size_t)N, MPI_DOUBLE, sizeof(double));
+  bcast(g.A, (size_t)N * TETFV_W, MPI_DOUBLE, sizeof(double));
+  bcast(g.I, (size_t)N * TETFV_W, MPI_INT, sizeof(int));
+  bcast(part, (size_t)N, MPI_INT, sizeof(int));
+  bcast(u0, (size_t)N, MPI_DOUBLE, sizeof(double));
+
+  /* This rank's part: separator, interior, ghosts (Paper III Fig. 1). */
+  tetfv_local loc;
+  tetfv_local_build(&g, part, env.rank, p.reorder, p.block, &loc);
+  double *u0_local = kit_malloc(((size_t)loc.nown + loc.nghost + 1) * sizeof(double), "initial field");
+  for (int a = 0; a < loc.nown + loc.nghost; ++a) u0_local[a] = u0[loc.gid[a]];
+  if (env.rank != 0) { /* only rank 0 keeps the global problem, for the oracle */
+    tetfv_matrix_free(&g);
+    free(u0);
+    u0 = NULL;
+  }
+  free(part);
+  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+
+  tetfv_ctx ctx = {&p, &env, &loc, u0_local};
+  void *st = v->setup(&ctx);
+  const kit_halo *h = v->halo(st);
+  const kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+
+  kit_report rep;
+  kit_report_init(&rep, "tetfv", v->name);
+  kit_json *pj = &rep.params;
+  kit_json_string(pj, "mesh", p.mesh);
+  kit_json_int(pj, "cells", N);
+  kit_json_int(pj, "nodes", hdr.nodes);
+  kit_json_int(pj, "box_n", p.box_n);
+  kit_json_number(pj, "jitter", p.jitter);
+  kit_json_bool(pj, "shuffle", p.shuffle);
+  kit_json_number(pj, "kappa", p.kappa);
+  kit_json_number(pj, "aniso", p.aniso);
+  kit_json_string(pj, "fibres", p.aniso > 0.0 ? p.fibres : "none");
+  kit_json_string(pj, "flux", p.flux);
+  kit_json_string(pj, "bc", p.bc);
+  kit_json_number(pj, "safety", p.safety);
+  kit_json_number(pj, "dt", p.dt);
+  kit_json_number(pj, "t_end", p.dt * p.run.iters);
+  kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "warmup", p.run.warmup);
+  kit_json_int(pj, "reps", p.run.reps);
+  kit_json_string(pj, "init", p.init);
+  kit_json_string(pj, "reorder", p.reorder);
+  kit_json_int(pj, "block", p.block);
+  {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p.run.seed);
+    kit_json_raw(pj, "seed", seed);
+  }
+  kit_json_string(pj, "partitioner", env.nranks > 1 ? "METIS_PartGraphKway, dual graph" : "none (1 rank)");
+  kit_json_string(pj, "precision", "double");
+  kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_end_object(pj);
+
+  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fom(&rep, "GFLOP/s", "GFLOP/s", TETFV_FLOPS_PER_CELL * N * (double)timing.iters / timing.time.median * 1e-9);
+  kit_report_bandwidth(&rep, TETFV_BYTES_PER_CELL * N, timing.iters, host_bw, "host triad x nodes");
+  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                      (double)timing.reps * timing.iters);
+  {
+    long long mine[2] = {loc.nsep, loc.nghost}, sum[2] = {0, 0};
+    KIT_MPI_CHECK(MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    double dist = loc.reorder_distance, dmax = 0.0;
+    KIT_MPI_CHECK(MPI_Allreduce(&dist, &dmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    kit_report_result(&rep, "dt", p.dt, "time");
+    kit_report_result(&rep, "dt_stable", hdr.dt_stable, "time");
+    kit_report_result(&rep, "t_end", p.dt * p.run.iters, "time");
+    kit_report_result(&rep, "max_row_width", hdr.width, "slots");
+    kit_report_result(&rep, "rows_not_dominant", hdr.nodominant, "rows");
+    kit_report_result(&rep, "separator_cells", (double)sum[0], "cells");
+    kit_report_result(&rep, "ghost_cells", (double)sum[1], "cells");
+    kit_report_result(&rep, "interior_distance", dmax, "rows");
+    kit_report_result(&rep, "MCUP/s", N * (double)timing.iters / timing.time.median * 1e-6, "MCUP/s");
+  }
+
+  /* Verification works on the final state of the last repetition. */
+  double *mine = kit_malloc(((size_t)loc.nown + 1) * sizeof(double), "result");
+  v->fetch(st, mine);
+  double *all = p.run.verify ? gather_field(&env, &loc, mine, N) : NULL;
+  if (p.run.verify) {
+    tetfv_problem pr = {&mesh, &g, u0, all};
+    tetfv_verify(&p, &env, env.rank == 0 ? &pr : NULL, &rep);
+  }
+  free(all);
+  free(mine);
+
+  const int code = kit_report_finish(&rep, &env, p.run.json);
+  kit_report_free(&rep);
+  v->teardown(st);
+  tetfv_local_free(&loc);
+  tetfv_matrix_free(&g);
+  tetfv_mesh_free(&mesh);
+  free(u0);
+  free(u0_local);
+  return kit_finalize(code);
+}

@@ -1,0 +1,177 @@
+/* tetfv.h: cell-centred finite-volume diffusion du/dt = div(K grad u) on unstructured
+ * tetrahedral meshes. Langguth, Sourouri, Lines, Baden, Cai, "Scalable Heterogeneous CPU-GPU
+ * Computations for Unstructured Tetrahedral Meshes" (Sourouri thesis Paper III,
+ * `../shared/seeds/001_5c64d68c2bfeada2.txt`): the D/A/I step (Sec. 2, row.h), the
+ * partitioning into MPI separator and interior with contiguous ghosts (Sec. 3.1) and the
+ * reordering of interior cells for cache reuse (Sec. 3.2). Parameters, the mesh, the
+ * assembled matrix, one rank's part and the variant contract. See README.md in this folder. */
+#ifndef TETFV_H
+#define TETFV_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kit/halo.h"
+#include "kit/options.h"
+#include "kit/runtime.h"
+#include "row.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every problem parameter, with the common run flags. */
+typedef struct tetfv_params {
+  kit_run run;          /* --variant, --iters, --reps, ... */
+  const char *mesh;     /* --mesh box:N or FILE.msh */
+  int box_n;            /* N of box:N (0 for a file) */
+  double jitter;        /* --jitter J: interior box vertices move up to J h / 2 per coordinate */
+  int shuffle;          /* --shuffle: random renumbering of the cells (Philox, --seed) */
+  double kappa;         /* --kappa: the scalar diffusivity */
+  double aniso;         /* --aniso A: K = kappa (I + A f f^T), f the fibre direction (0: isotropic) */
+  const char *fibres;   /* --fibres x|rotating: the fibre direction field */
+  const char *flux;     /* --flux corrected|two-point (default corrected: two-point is inconsistent here) */
+  const char *bc;       /* --bc neumann|dirichlet (homogeneous: u = 0 on the boundary) */
+  double safety;        /* --safety: dt = safety x the Gershgorin stability limit */
+  double t_end;         /* --t-end T: iters = ceil(T / dt_stable), dt = T / iters (0: use --iters) */
+  const char *init;     /* --init mode|random|constant */
+  const char *reorder;  /* --reorder none|rcm|metis: interior cells for cache reuse */
+  int block;            /* --block B: rows per block of --reorder metis (Paper III: 512 on a CPU) */
+  int skip_oracle;      /* --skip-oracle */
+  /* Derived while the problem is set up (rank 0, then broadcast). */
+  double dt;            /* the time step */
+} tetfv_params;
+
+/* A tetrahedral mesh: nodes, cells (4 node indices, positively oriented) and, after
+ * tetfv_mesh_connect, the geometry and the face neighbours. Face f of a cell is the triangle
+ * opposite its vertex f. */
+typedef struct tetfv_mesh {
+  int nnodes, ncells;
+  double *xyz;       /* 3 x nnodes */
+  int *tet;          /* 4 x ncells */
+  double *centroid;  /* 3 x ncells */
+  double *volume;    /* ncells */
+  int *nbr;          /* 4 x ncells: cell across face f, -1 on the boundary */
+  int nfaces_interior, nfaces_boundary;
+  int skipped;       /* elements of other types a reader skipped */
+  long *line;        /* ncells: the file line of each cell (NULL for the box), for messages */
+} tetfv_mesh;
+
+void tetfv_mesh_free(tetfv_mesh *m);
+/* The box [0,1]^3 as n^3 cubes of 6 tetrahedra (the Kuhn split along the main diagonal of each
+ * cube, so faces match across cubes); interior vertices jittered by up to jitter h / 2 per
+ * coordinate (Philox keyed by seed and vertex); cells renumbered at random with shuffle. */
+void tetfv_mesh_box(tetfv_mesh *m, int n, double jitter, int shuffle, uint64_t seed);
+/* Renumbers the cells of m at random (Philox keyed by seed): real meshes are not in order. */
+void tetfv_mesh_shuffle(tetfv_mesh *m, uint64_t seed);
+/* Volumes and centroids, inverted/degenerate cells refused, faces matched (a face shared by
+ * more than two cells refused). 0, or -1 with one line in err. */
+int tetfv_mesh_connect(tetfv_mesh *m, char *err, size_t errlen);
+/* gmsh ASCII .msh 2.2 or 4.1 (msh_io.c): tetrahedra (type 4) are the cells, other types are
+ * counted in m->skipped. 0, or -1 with "line L: reason" in err. Geometry is not checked here. */
+int tetfv_read_msh(const char *path, tetfv_mesh *m, char *err, size_t errlen);
+
+/* The diffusion tensor at point x (row-major 3 x 3). */
+void tetfv_tensor(const tetfv_params *p, const double *x, double *K);
+
+/* The matrix of one step, u_new = D u + A u[I]: n rows of TETFV_W slots. Globally indexed by
+ * cell after tetfv_assemble; locally indexed (tetfv_local) in a rank's part. */
+typedef struct tetfv_matrix {
+  int n;          /* rows */
+  double *D;      /* n */
+  double *A;      /* TETFV_W x n, row-major (a row's slots contiguous) */
+  int *I;         /* TETFV_W x n */
+} tetfv_matrix;
+
+/* What assembly reports besides the matrix. */
+typedef struct tetfv_assembly_info {
+  double dt_stable;     /* 2 / max_i Gershgorin radius of V^-1 L (before the safety factor) */
+  int max_width;        /* most off-diagonal slots used by a row */
+  int rows_no_gradient; /* cells whose least-squares gradient is singular (corrected flux: TPFA there) */
+  int rows_not_dominant;/* rows of L that are not diagonally dominant (Gershgorin gives no bound) */
+} tetfv_assembly_info;
+
+/* Assembles D, A, I once (assemble.c) with dt = min(safety x dt_stable, t_end / iters ...):
+ * on return p->dt is the step and, when p->t_end > 0, p->run.iters the number of steps. */
+void tetfv_assemble(tetfv_params *p, const tetfv_mesh *m, tetfv_matrix *z, tetfv_assembly_info *info);
+void tetfv_matrix_alloc(tetfv_matrix *z, int n);
+void tetfv_matrix_free(tetfv_matrix *z);
+
+/* The initial field of global cell c at centroid x (mode: cos(pi x)cos(pi y)cos(pi z) with
+ * Neumann, sin(...) with Dirichlet boundaries; random: Philox keyed by seed and c; constant). */
+double tetfv_initial(const tetfv_params *p, int c, const double *x);
+
+/* partition.c: METIS k-way partition of the cell dual graph (face neighbours) into nparts;
+ * part[c] in [0, nparts). Returns 0, or -1 with the reason in err. */
+int tetfv_partition(const tetfv_mesh *m, int nparts, int *part, char *err, size_t errlen);
+
+/* One rank's part (Paper III Fig. 1, left): local rows [0, nsep) are the MPI separator (cells
+ * other ranks read), [nsep, nown) the interior (reordered for cache reuse), and local indices
+ * [nown, nown + nghost) the ghost cells, grouped by the rank that owns them so that each
+ * neighbour's message lands in one contiguous range. */
+typedef struct tetfv_local {
+  int nown, nsep, nghost;
+  int *gid;            /* nown + nghost: the global cell of each local index */
+  tetfv_matrix m;      /* nown rows, local column indices */
+  int nsend, nrecv;    /* ranks this one sends to / receives from */
+  int *send_peer, *send_off, *send_idx; /* per peer: local indices [send_off[k], send_off[k+1]) */
+  int *recv_peer, *recv_off;            /* per peer: ghost range [recv_off[k], recv_off[k+1]) */
+  double reorder_distance;   /* mean |row - column| over the interior rows' interior columns */
+} tetfv_local;
+
+/* Builds rank `rank`'s part from the global matrix and the partition; interior rows ordered
+ * by `reorder` (none: global order; rcm: reverse Cuthill-McKee; metis: METIS blocks of `block`
+ * rows, each block in global order). Deterministic: every rank computes the same lists. */
+void tetfv_local_build(const tetfv_matrix *g, const int *part, int rank, const char *reorder, int block,
+                       tetfv_local *l);
+void tetfv_local_free(tetfv_local *l);
+
+/* exchange.c: the separator exchange of one step (Paper III Sec. 3.1): receives of the ghost
+ * ranges posted first, send lists packed into contiguous buffers, MPI_Isend, wait. Counts
+ * messages and bytes in `counters` (only those two fields of kit_halo are used). */
+typedef struct tetfv_exchange {
+  const tetfv_local *l;
+  double *sbuf;          /* packed send lists, send_off order */
+  MPI_Request *req;      /* nrecv receives then nsend sends */
+  int stale;             /* KIT_FAULT=stale-halo: nothing is exchanged */
+  kit_halo counters;
+} tetfv_exchange;
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l);
+void tetfv_exchange_free(tetfv_exchange *x);
+void tetfv_exchange_post_recvs(tetfv_exchange *x, double *u);
+void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u);
+void tetfv_exchange_wait(tetfv_exchange *x);
+
+/* Rows [r0, r1) of u_new = D u + A u[I], a worksharing loop in the innermost enclosing OpenMP
+ * team (serial without one). */
+void tetfv_rows(const tetfv_matrix *z, const double *u, double *un, int r0, int r1);
+
+/* reference.c: the serial oracle on the global matrix: `steps` steps from u0 into out. */
+void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double *out);
+
+/* What a variant gets from the driver. */
+typedef struct tetfv_ctx {
+  const tetfv_params *p;
+  const kit_env *env;
+  const tetfv_local *l;
+  const double *u0;    /* nown + nghost: the initial field in local order, ghosts included */
+} tetfv_ctx;
+
+/* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
+typedef struct tetfv_variant {
+  const char *name;
+  const char *summary;
+  int needs_gpu;
+  void *(*setup)(const tetfv_ctx *c);
+  void (*reset)(void *st);
+  void (*run)(void *st, int steps);
+  void (*fetch)(void *st, double *u);   /* the nown owned values, local order */
+  const kit_halo *(*halo)(void *st);
+  void (*teardown)(void *st);
+} tetfv_variant;
+
+extern const tetfv_variant tetfv_cpu;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
