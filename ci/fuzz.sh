@@ -25,7 +25,9 @@ for h in options checkpoint bfs_graph; do
   # shellcheck disable=SC2046
   clang $flags tests/fuzz/fuzz_$h.c $(sources $h) $mpi -lm -o build-fuzz/fuzz_$h
   mkdir -p build-fuzz/corpus_$h build-fuzz/crash_$h
-  cp -n tests/fuzz/corpus/$h/* build-fuzz/corpus_$h/ 2>/dev/null || true
+  # Seeds: the harness's own corpus, and for the graph reader the bfs test graphs.
+  seeds=tests/fuzz/corpus/$h; [ "$h" = bfs_graph ] && seeds=tests/bfs/data
+  cp -n "$seeds"/* build-fuzz/corpus_$h/ 2>/dev/null || true
   set +e
   build-fuzz/fuzz_$h -max_total_time="$secs" -print_final_stats=1 -artifact_prefix=build-fuzz/crash_$h/ \
     build-fuzz/corpus_$h 2>&1 | tee build-fuzz/fuzz_$h.log | grep -E "^stat::number_of_executed_units|^stat::new_units_added|Done|ERROR|SUMMARY"

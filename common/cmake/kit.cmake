@@ -3,6 +3,7 @@
 #   kit_add_miniapp(NAME SOURCES ... CUDA_SOURCES ... GPU_SOURCES ...)
 #   kit_add_gtest(NAME SOURCES ... LIBS ... LABELS ...)
 #   kit_add_app_test(NAME APP app NP n LABELS ... ARGS ... [EXPECT_EXIT c] [EXPECT_OUTPUT regex])
+#   kit_add_restart_test(NAME APP app FROM a TO b LABELS ... ARGS "flags")
 include_guard(GLOBAL)
 
 function(kit_compile_options target)
@@ -76,4 +77,15 @@ function(kit_add_app_test name)
   if(A_NP)
     set_property(TEST ${name} PROPERTY PROCESSORS ${A_NP})
   endif()
+endfunction()
+
+# Checkpoint on FROM ranks, restart on TO ranks: the result must equal the uninterrupted
+# run byte for byte (tests/restart_test.sh). ARGS is one string of the app's flags.
+function(kit_add_restart_test name)
+  cmake_parse_arguments(A "" "APP;FROM;TO;ARGS" "LABELS" ${ARGN})
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/restart_test.sh ${CMAKE_CURRENT_BINARY_DIR}/${name} ${A_FROM} ${A_TO}
+            ${MPIEXEC_EXECUTABLE} ${KIT_MPIEXEC_FLAGS} ${MPIEXEC_NUMPROC_FLAG})
+  set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "KIT_APP_BIN=$<TARGET_FILE:${A_APP}>;KIT_APP_ARGS=${A_ARGS};OMP_NUM_THREADS=1;KIT_CEILING_CACHE=${CMAKE_BINARY_DIR}/ceilings.cache")
 endfunction()

@@ -105,6 +105,28 @@ void kit_select_device(kit_env *env, int gpus_limit) {
 #endif
 }
 
+int kit_enable_peer(int device, int other) {
+#ifdef KIT_HAVE_CUDA
+  if (device == other) return 1;
+  int can = 0, back = 0;
+  KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, other));
+  KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, device));
+  if (!can || !back) return 0;
+  KIT_CUDA_CHECK(cudaSetDevice(device));
+  cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) {
+    (void)cudaGetLastError(); /* enabled earlier (another block on this device) */
+    e = cudaSuccess;
+  }
+  KIT_CUDA_CHECK(e);
+  return 1;
+#else
+  (void)device;
+  (void)other;
+  return 0;
+#endif
+}
+
 void *kit_host_alloc(size_t bytes, int pinned) {
 #ifdef KIT_HAVE_CUDA
   if (pinned) {

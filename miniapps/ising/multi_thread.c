@@ -79,22 +79,7 @@ static void *mt_setup(const ising_ctx *c) {
       g->stage[side] = remote ? kit_host_alloc(b.part_stride, 1) : NULL;
       g->inbox[side] = remote ? kit_host_alloc(b.part_stride, 1) : NULL;
       /* Direct access to the neighbour where the hardware allows it (both ways). */
-      if (!remote) {
-        const int other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
-        int can = 0, back = 0;
-        if (other != g->d.device) {
-          KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, g->d.device, other));
-          KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, g->d.device));
-        }
-        if (can && back) {
-          cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-          if (e == cudaErrorPeerAccessAlreadyEnabled) {
-            (void)cudaGetLastError(); /* enabled by an earlier sub-slab on this device */
-            e = cudaSuccess;
-          }
-          KIT_CUDA_CHECK(e);
-        }
-      }
+      if (!remote) (void)kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
     }
     prime(g);
   }

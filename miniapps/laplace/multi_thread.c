@@ -64,22 +64,8 @@ static void *mt_setup(const laplace_ctx *c) {
       KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->sent[side], cudaEventDisableTiming));
       KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->received[side], cudaEventDisableTiming));
       g->peer[side] = 0;
-      if (g->local_nbr[side] >= 0 && c->p->p2p) {
-        const int me = g->d.device, other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
-        int can = me == other, back = 1; /* a copy within one device is always direct */
-        if (!can) KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, me, other));
-        if (me != other) KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, me));
-        can = can && back; /* both neighbours must agree on the path they share */
-        if (can && me != other) {
-          cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-          if (e == cudaErrorPeerAccessAlreadyEnabled) {
-            (void)cudaGetLastError(); /* enabled by an earlier block on this device */
-            e = cudaSuccess;
-          }
-          KIT_CUDA_CHECK(e);
-        }
-        g->peer[side] = can;
-      }
+      if (g->local_nbr[side] >= 0 && c->p->p2p)
+        g->peer[side] = kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
       const int needs_stage = g->local_nbr[side] >= 0 ? !g->peer[side] : s->halo.nbr[side] != MPI_PROC_NULL;
       g->stage[side] = needs_stage ? kit_host_alloc(plane, 1) : NULL;
       g->inbox[side] = (g->local_nbr[side] < 0 && s->halo.nbr[side] != MPI_PROC_NULL) ? kit_host_alloc(plane, 1) : NULL;

@@ -77,22 +77,9 @@ static void *mt_setup(const lbm_ctx *c) {
       const int remote = g->local_nbr[side] < 0 && s->halo.nbr[side] != MPI_PROC_NULL;
       g->stage[side] = remote ? kit_host_alloc(count * sizeof(double), 1) : NULL;
       g->inbox[side] = remote ? kit_host_alloc(count * sizeof(double), 1) : NULL;
-      if (g->local_nbr[side] >= 0) {
-        const int other = (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible;
-        int can = 0, back = 0;
-        if (other != g->d.device) {
-          KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, g->d.device, other));
-          KIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, g->d.device));
-        }
-        if (can && back) {
-          cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-          if (e == cudaErrorPeerAccessAlreadyEnabled) {
-            (void)cudaGetLastError(); /* enabled by an earlier sub-slab on this device */
-            e = cudaSuccess;
-          }
-          KIT_CUDA_CHECK(e);
-        }
-      }
+      /* Direct access to the neighbour where the hardware allows it (both ways). */
+      if (g->local_nbr[side] >= 0)
+        (void)kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
     }
     init_inboxes(g);
   }

@@ -44,6 +44,12 @@ int kit_usable_gpus(const kit_env *env, int limit);
  * makes it current and records its name. Requires a GPU. */
 void kit_select_device(kit_env *env, int gpus_limit);
 
+/* Peer-to-peer access between two devices, enabled from `device` (made current) when the
+ * hardware allows it both ways; returns 1 if enabled (or already), 0 if copies between them
+ * must go through host memory (cudaMemcpyPeerAsync then stages by itself). The same device
+ * twice returns 1. */
+int kit_enable_peer(int device, int other);
+
 /* Host memory for halo staging: pinned (page-locked) when a GPU is in use so copies are
  * asynchronous and run at full PCIe speed, plain aligned memory otherwise. Aborts on failure. */
 void *kit_host_alloc(size_t bytes, int pinned);
