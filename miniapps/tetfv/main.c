@@ -14,6 +14,7 @@
 
 #include "kit/ceiling.h"
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
@@ -88,6 +89,34 @@ static double *gather_field(const kit_env *env, const tetfv_local *l, const doub
   return all;
 }
 
+/* --checkpoint: between chunks of the last repetition, gather the field (mesh order) and
+ * write it on rank 0 with the problem's identity (tetfv_checkpoint_ident). */
+typedef struct checkpoint_ctx {
+  const tetfv_params *p;
+  const kit_env *env;
+  const tetfv_variant *v;
+  const tetfv_local *l;
+  int n;
+  const tetfv_mesh *mesh; /* rank 0 */
+  const tetfv_matrix *g;  /* rank 0 */
+} checkpoint_ctx;
+
+static void write_checkpoint(void *arg, void *state, int done) {
+  const checkpoint_ctx *c = arg;
+  double *mine = kit_malloc(((size_t)c->l->nown + 1) * sizeof(double), "checkpoint");
+  c->v->fetch(state, mine);
+  double *all = gather_field(c->env, c->l, mine, c->n);
+  if (c->env->rank == 0) {
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = tetfv_checkpoint_ident(c->p, c->mesh, c->g, ident);
+    if (kit_checkpoint_write(c->p->run.checkpoint, "tetfv", (uint64_t)(c->p->start_step + done), ident, nid, all,
+                             sizeof(double), (uint64_t)c->n) != 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", c->p->run.checkpoint);
+  }
+  free(all);
+  free(mine);
+}
+
 int main(int argc, char **argv) {
   kit_env env;
   kit_init(&argc, &argv, &env);
@@ -125,6 +154,7 @@ int main(int argc, char **argv) {
       {"reorder", KIT_OPT_STRING, &p.reorder, "HOW", "interior cell order for cache reuse: none, reverse Cuthill-McKee, METIS blocks", 1, 0, 0, "none|rcm|metis", NULL, NULL},
       {"block", KIT_OPT_INT, &p.block, "B", "--reorder metis: cells per block (Paper III: 512 on a CPU)", 8, 1e8, 0, NULL, NULL, &block_given},
       {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
+      {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final field (mesh order) as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
@@ -143,8 +173,8 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "tetfv: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "tetfv: --gpus does not apply to --variant cpu"));
-  if (p.run.checkpoint || p.run.restart || p.run.checkpoint_every > 0)
-    return kit_finalize(kit_usage_error(&env, "tetfv: --checkpoint and --restart are not written yet for tetfv"));
+  if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --checkpoint-every needs --checkpoint FILE"));
   if (jitter_given && !is_box) return kit_finalize(kit_usage_error(&env, "tetfv: --jitter applies only to --mesh box:N"));
   if (fibres_given && p.aniso == 0.0) return kit_finalize(kit_usage_error(&env, "tetfv: --fibres applies only with --aniso A > 0"));
   if (block_given && strcmp(p.reorder, "metis") != 0)
@@ -161,7 +191,9 @@ int main(int argc, char **argv) {
   const tetfv_variant *v = find_variant(vn);
   if (!v) return kit_finalize(kit_skip(&env, "tetfv", vn, "not written yet (issue 5)"));
   if (kit_check_output_file(&env, "tetfv", "--json", p.run.json) ||
-      kit_check_output_file(&env, "tetfv", "--trace", p.run.trace))
+      kit_check_output_file(&env, "tetfv", "--trace", p.run.trace) ||
+      kit_check_output_file(&env, "tetfv", "--dump", p.dump) ||
+      kit_check_output_file(&env, "tetfv", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
   /* What the box needs (a file is checked once its size is known): the mesh, the global
    * matrix on every rank during set-up (replicated: README.md "Not done yet"), the local
@@ -181,10 +213,10 @@ int main(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   tetfv_assembly_info info;
   memset(&info, 0, sizeof info);
-  struct { int bad, ncells, iters, width, nodes, skipped, nodominant, nograd; double dt, dt_stable; char why[300]; } hdr;
+  struct { int bad, ncells, iters, width, nodes, skipped, nodominant, nograd, start; double dt, dt_stable; char why[300]; } hdr;
   memset(&hdr, 0, sizeof hdr);
   int *part = NULL;
-  double *u0 = NULL;
+  double *u0 = NULL, *ustart = NULL; /* the true initial field (oracle); where the run starts */
   if (env.rank == 0) {
     const double t0 = kit_now();
     if (is_box) tetfv_mesh_box(&mesh, p.box_n, p.jitter, p.shuffle, p.run.seed);
@@ -202,6 +234,26 @@ int main(int argc, char **argv) {
       if (tetfv_partition(&mesh, env.nranks, part, hdr.why, sizeof hdr.why)) hdr.bad = 3;
       u0 = kit_malloc((size_t)mesh.ncells * sizeof(double), "initial field");
       for (int c = 0; c < mesh.ncells; ++c) u0[c] = tetfv_initial(&p, c, mesh.centroid + 3 * (size_t)c);
+      ustart = u0;
+      if (p.run.restart && hdr.bad == 0) {
+        /* The field of a checkpoint of this very problem (mesh, matrix, time step), refused
+         * with the reason otherwise. */
+        double ident[KIT_CKPT_MAX_IDENT];
+        const int nid = tetfv_checkpoint_ident(&p, &mesh, &g, ident);
+        uint64_t step = 0;
+        char why[240];
+        ustart = kit_malloc((size_t)mesh.ncells * sizeof(double), "restart field");
+        if (kit_checkpoint_read(p.run.restart, "tetfv", ident, nid, sizeof(double), (uint64_t)mesh.ncells, &step, ustart,
+                                why, sizeof why)) {
+          snprintf(hdr.why, sizeof hdr.why, "--restart '%s': %s", p.run.restart, why);
+          hdr.bad = 2;
+        } else if (step >= (uint64_t)p.run.iters) {
+          snprintf(hdr.why, sizeof hdr.why, "--restart: the checkpoint is at step %llu; --iters %d must be larger",
+                   (unsigned long long)step, p.run.iters);
+          hdr.bad = 2;
+        }
+        hdr.start = (int)step;
+      }
       kit_log(&env, "tetfv: %s: %d cells, %d nodes, %d interior and %d boundary faces; set-up %.2f s", p.mesh,
               mesh.ncells, mesh.nnodes, mesh.nfaces_interior, mesh.nfaces_boundary, kit_now() - t0);
     }
@@ -217,29 +269,33 @@ int main(int argc, char **argv) {
   }
   KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
   if (hdr.bad == 3) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s", hdr.why);
+  if (hdr.bad == 2) return kit_finalize(kit_usage_error(&env, "tetfv: %s", hdr.why));
   if (hdr.bad) {
     tetfv_mesh_free(&mesh);
     return kit_finalize(kit_usage_error(&env, "tetfv: --mesh '%s': %s", p.mesh, hdr.why));
   }
+  p.start_step = hdr.start;
   p.run.iters = hdr.iters;
   p.dt = hdr.dt;
   const int N = hdr.ncells;
   if (env.rank != 0) {
     tetfv_matrix_alloc(&g, N);
     part = kit_malloc((size_t)N * sizeof(int), "partition");
-    u0 = kit_malloc((size_t)N * sizeof(double), "initial field");
+    u0 = ustart = kit_malloc((size_t)N * sizeof(double), "initial field");
   }
   bcast(g.D, (size_t)N, MPI_DOUBLE, sizeof(double));
   bcast(g.A, (size_t)N * TETFV_W, MPI_DOUBLE, sizeof(double));
   bcast(g.I, (size_t)N * TETFV_W, MPI_INT, sizeof(int));
   bcast(part, (size_t)N, MPI_INT, sizeof(int));
-  bcast(u0, (size_t)N, MPI_DOUBLE, sizeof(double));
+  bcast(ustart, (size_t)N, MPI_DOUBLE, sizeof(double)); /* the start: initial or restarted */
 
   /* This rank's part: separator, interior, ghosts (Paper III Fig. 1). */
   tetfv_local loc;
   tetfv_local_build(&g, part, env.rank, p.reorder, p.block, &loc);
   double *u0_local = kit_malloc(((size_t)loc.nown + loc.nghost + 1) * sizeof(double), "initial field");
-  for (int a = 0; a < loc.nown + loc.nghost; ++a) u0_local[a] = u0[loc.gid[a]];
+  for (int a = 0; a < loc.nown + loc.nghost; ++a) u0_local[a] = ustart[loc.gid[a]];
+  if (ustart != u0) free(ustart);
+  ustart = NULL;
   if (env.rank != 0) { /* only rank 0 keeps the global problem, for the oracle */
     tetfv_matrix_free(&g);
     free(u0);
@@ -251,7 +307,12 @@ int main(int argc, char **argv) {
   tetfv_ctx ctx = {&p, &env, &loc, u0_local};
   void *st = v->setup(&ctx);
   const kit_halo *h = v->halo(st);
-  const kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, h, NULL);
+  /* A restarted run does only the steps the checkpoint has not done. */
+  kit_run todo = p.run;
+  todo.iters = p.run.iters - p.start_step;
+  checkpoint_ctx ck = {&p, &env, v, &loc, N, &mesh, &g};
+  const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
+  const kit_timing timing = kit_time_variant(&todo, st, v->run, v->reset, h, p.run.checkpoint ? &chunks : NULL);
 
   kit_report rep;
   kit_report_init(&rep, "tetfv", v->name);
@@ -271,6 +332,7 @@ int main(int argc, char **argv) {
   kit_json_number(pj, "dt", p.dt);
   kit_json_number(pj, "t_end", p.dt * p.run.iters);
   kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "start_step", p.start_step);
   kit_json_int(pj, "warmup", p.run.warmup);
   kit_json_int(pj, "reps", p.run.reps);
   kit_json_string(pj, "init", p.init);
@@ -310,11 +372,12 @@ int main(int argc, char **argv) {
   /* Verification works on the final state of the last repetition. */
   double *mine = kit_malloc(((size_t)loc.nown + 1) * sizeof(double), "result");
   v->fetch(st, mine);
-  double *all = p.run.verify ? gather_field(&env, &loc, mine, N) : NULL;
+  double *all = p.run.verify || p.dump ? gather_field(&env, &loc, mine, N) : NULL;
   if (p.run.verify) {
     tetfv_problem pr = {&mesh, &g, u0, all};
     tetfv_verify(&p, &env, env.rank == 0 ? &pr : NULL, &rep);
   }
+  if (p.dump && env.rank == 0) kit_write_doubles(p.dump, all, (size_t)N);
   free(all);
   free(mine);
 

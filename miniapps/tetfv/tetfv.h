@@ -37,8 +37,10 @@ typedef struct tetfv_params {
   const char *reorder;  /* --reorder none|rcm|metis: interior cells for cache reuse */
   int block;            /* --block B: rows per block of --reorder metis (Paper III: 512 on a CPU) */
   int skip_oracle;      /* --skip-oracle */
+  const char *dump;     /* --dump FILE: the final field, mesh order, raw little-endian doubles */
   /* Derived while the problem is set up (rank 0, then broadcast). */
   double dt;            /* the time step */
+  int start_step;       /* --restart: the checkpoint's step; the run does iters - start_step */
 } tetfv_params;
 
 /* A tetrahedral mesh: nodes, cells (4 node indices, positively oriented) and, after
@@ -147,6 +149,13 @@ void tetfv_rows(const tetfv_matrix *z, const double *u, double *un, int r0, int 
 
 /* reference.c: the serial oracle on the global matrix: `steps` steps from u0 into out. */
 void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double *out);
+
+/* checkpoint.c: the identity of the problem a checkpoint belongs to (returns how many
+ * numbers): the cell count, the time step, the physics flags, --init and the seed, and
+ * fingerprints of the mesh (cell centroids) and of the assembled matrix, so a checkpoint of
+ * another mesh or scheme is refused. Rank 0 (it needs the mesh and the matrix). */
+struct tetfv_mesh;
+int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g, double *ident);
 
 /* What a variant gets from the driver. */
 typedef struct tetfv_ctx {

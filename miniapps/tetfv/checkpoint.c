@@ -1,0 +1,34 @@
+/* checkpoint.c: tetfv's --checkpoint and --restart (kit/checkpoint.h: the file format). A
+ * checkpoint holds the field of every cell in mesh order after some step; a restart starts
+ * the variants from it (as their initial field, ghosts included), so the run continues bit
+ * for bit as if uninterrupted, on any rank count: the partition may differ, the rows are
+ * summed in the same order whatever it is. */
+#include <string.h>
+
+#include "kit/checkpoint.h"
+#include "tetfv.h"
+
+/* A 64-bit fingerprint as two doubles, each exact (32 bits). */
+static int fingerprint(const void *data, size_t bytes, double *out) {
+  const uint64_t h = kit_fnv1a64(data, bytes);
+  out[0] = (double)(uint32_t)h;
+  out[1] = (double)(uint32_t)(h >> 32);
+  return 2;
+}
+
+int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g, double *ident) {
+  int n = 0;
+  ident[n++] = g->n;
+  ident[n++] = p->dt;
+  ident[n++] = p->kappa;
+  ident[n++] = p->aniso;
+  ident[n++] = strcmp(p->flux, "two-point") == 0;
+  ident[n++] = strcmp(p->bc, "dirichlet") == 0;
+  n += fingerprint(p->init, strlen(p->init), ident + n);
+  ident[n++] = (double)(uint32_t)p->run.seed;
+  ident[n++] = (double)(uint32_t)(p->run.seed >> 32);
+  n += fingerprint(m->centroid, 3 * (size_t)m->ncells * sizeof(double), ident + n);
+  n += fingerprint(g->D, (size_t)g->n * sizeof(double), ident + n);
+  n += fingerprint(g->A, (size_t)g->n * TETFV_W * sizeof(double), ident + n);
+  return n;
+}
