@@ -11,6 +11,7 @@
 
 #include "kit/ceiling.h"
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/report.h"
 #include "kit/slab.h"
@@ -56,6 +57,50 @@ static int owns(const void *arg, const double x[3]) {
     if (c < d->lo[k] || c >= d->hi[k]) return 0;
   }
   return 1;
+}
+
+/* --checkpoint / --restart (kit/checkpoint.h: the file format). A checkpoint holds, after
+ * some step, every particle's record as fetch gives it (id x y z vx vy vz fx fy fz, PT_REC
+ * doubles), sorted by id, gathered to rank 0. The ident is the problem: a checkpoint of
+ * another one is refused. */
+#define PT_REC 10
+static int checkpoint_ident(const pt_params *p, double *ident) {
+  int n = 0;
+  for (int a = 0; a < 3; ++a) ident[n++] = p->cells[a];
+  ident[n++] = p->density;
+  ident[n++] = p->rc;
+  ident[n++] = p->shift;
+  ident[n++] = p->dt;
+  ident[n++] = p->temp;
+  ident[n++] = strcmp(p->domain, "box") == 0;
+  ident[n++] = (double)(uint32_t)p->run.seed;
+  ident[n++] = (double)(uint32_t)(p->run.seed >> 32);
+  ident[n++] = (double)p->n;
+  for (int a = 0; a < 3; ++a) ident[n++] = p->box[a];
+  ident[n++] = p->input != NULL;
+  return n;
+}
+
+typedef struct checkpoint_ctx {
+  const pt_params *p;
+  const kit_env *env;
+  const pt_variant *v;
+} checkpoint_ctx;
+
+static void write_checkpoint(void *arg, void *state, int done) {
+  const checkpoint_ctx *c = arg;
+  long long got = 0;
+  double *all = pt_gather(c->v, state, MPI_COMM_WORLD, &got);
+  if (c->env->rank == 0) {
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = checkpoint_ident(c->p, ident);
+    if (got != c->p->n)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "checkpoint: %lld particles gathered, expected %lld", got, c->p->n);
+    if (kit_checkpoint_write(c->p->run.checkpoint, "particles", (uint64_t)(c->p->start_step + done), ident, nid, all,
+                             sizeof(double), (uint64_t)PT_REC * (uint64_t)got) != 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", c->p->run.checkpoint);
+  }
+  free(all);
 }
 
 int main(int argc, char **argv) {
@@ -108,8 +153,8 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "particles: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "particles: --gpus does not apply to --variant cpu"));
-  if (p.run.checkpoint || p.run.checkpoint_every > 0 || p.run.restart)
-    return kit_finalize(kit_usage_error(&env, "particles: --checkpoint, --checkpoint-every and --restart are not supported by particles yet"));
+  if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
+    return kit_finalize(kit_usage_error(&env, "particles: --checkpoint-every needs --checkpoint FILE"));
   if (drift_given && !p.shift)
     return kit_finalize(kit_usage_error(&env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)"));
   if (p.input) {
@@ -150,15 +195,58 @@ int main(int argc, char **argv) {
   if (!v) return kit_finalize(kit_skip(&env, "particles", vn, "not written yet (issue 6)"));
   if (kit_check_output_file(&env, "particles", "--json", p.run.json) ||
       kit_check_output_file(&env, "particles", "--trace", p.run.trace) ||
-      kit_check_output_file(&env, "particles", "--dump", p.dump))
+      kit_check_output_file(&env, "particles", "--dump", p.dump) ||
+      kit_check_output_file(&env, "particles", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
   {
     /* Per particle: owned state and scratch about 250 bytes, twice for imbalance and copies;
      * rank 0 gathers 80 bytes a particle and the references 100 more, when they run. */
     double host = 500.0 * (double)p.n / env.nranks + 1e6;
     if (env.rank == 0 && (p.n <= p.allpairs_max || p.dump)) host += 300.0 * (double)p.n;
+    if (p.run.restart) host += 8.0 * PT_REC * (double)p.n; /* the checkpoint, on every rank */
     const int rc = kit_check_memory(&env, "particles", host, 0.0, 0);
     if (rc) return kit_finalize(rc);
+  }
+  /* --restart: rank 0 reads and checks the checkpoint (this problem's, whole, before
+   * --iters), every rank gets it and keeps the particles whose cell it owns, as --input. */
+  double *ck = NULL;
+  if (p.run.restart) {
+    struct { int bad, start; char why[300]; } hdr;
+    memset(&hdr, 0, sizeof hdr);
+    ck = kit_malloc((size_t)(p.n > 0 ? p.n : 1) * PT_REC * sizeof *ck, "restart");
+    if (env.rank == 0) {
+      double ident[KIT_CKPT_MAX_IDENT];
+      const int nid = checkpoint_ident(&p, ident);
+      uint64_t step = 0;
+      char why[240];
+      if (kit_checkpoint_read(p.run.restart, "particles", ident, nid, sizeof(double), (uint64_t)PT_REC * (uint64_t)p.n,
+                              &step, ck, why, sizeof why)) {
+        snprintf(hdr.why, sizeof hdr.why, "--restart '%s': %s", p.run.restart, why);
+        hdr.bad = 1;
+      } else if (step >= (uint64_t)p.run.iters) {
+        snprintf(hdr.why, sizeof hdr.why, "--restart: the checkpoint is at step %llu; --iters %d must be larger",
+                 (unsigned long long)step, p.run.iters);
+        hdr.bad = 1;
+      } else {
+        for (long long i = 0; i < p.n && !hdr.bad; ++i)
+          if (ck[PT_REC * i] != (double)i) {
+            snprintf(hdr.why, sizeof hdr.why, "--restart '%s': record %lld holds id %.17g, not %lld", p.run.restart, i,
+                     ck[PT_REC * i], i);
+            hdr.bad = 1;
+          }
+      }
+      hdr.start = (int)step;
+    }
+    KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (hdr.bad) {
+      free(ck);
+      return kit_finalize(kit_usage_error(&env, "particles: %s", hdr.why));
+    }
+    p.start_step = hdr.start;
+    for (long long at = 0, total = PT_REC * p.n; at < total; at += 1LL << 28) {
+      const long long m = total - at < (1LL << 28) ? total - at : (1LL << 28);
+      KIT_MPI_CHECK(MPI_Bcast(ck + at, (int)m, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    }
   }
   const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
 
@@ -173,7 +261,12 @@ int main(int argc, char **argv) {
   pt_decomp_build(&ctx.dec, p.nc, dims, coords);
   pt_particles init = {0};
   const void *keep_arg[2] = {&p, &ctx.dec};
-  if (p.input) {
+  if (ck) {
+    for (long long i = 0; i < p.n; ++i) {
+      const double *r = ck + PT_REC * i;
+      if (owns(keep_arg, r + 1)) pt_particles_push(&init, (int64_t)r[0], r + 1, r + 4);
+    }
+  } else if (p.input) {
     char err[300];
     if (pt_read_particles(&p, owns, keep_arg, &init, err, sizeof err) != 0)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed while reading: %s", err);
@@ -184,7 +277,27 @@ int main(int argc, char **argv) {
   const pt_decomp dec = ctx.dec; /* the variant owns its copy from here */
 
   void *st = v->setup(&ctx);
-  const kit_timing timing = kit_time_variant(&p.run, st, v->run, v->reset, NULL, NULL);
+  if (ck) {
+    /* The forces the integrator carries into the next step are recomputed from the
+     * positions; they must be the checkpoint's, bit for bit (each particle's sum runs over
+     * its neighbour cells in (cell, id) order whatever the rank grid). */
+    long long got = 0;
+    double *now = pt_gather(v, st, MPI_COMM_WORLD, &got);
+    int same = 1;
+    if (env.rank == 0) same = got == p.n && memcmp(now, ck, (size_t)got * PT_REC * sizeof *ck) == 0;
+    KIT_MPI_CHECK(MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    free(now);
+    if (!same)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart: the forces recomputed from the checkpoint's positions differ from its forces");
+    free(ck);
+    ck = NULL;
+  }
+  /* A restarted run does only the steps the checkpoint has not done. */
+  kit_run todo = p.run;
+  todo.iters = p.run.iters - p.start_step;
+  checkpoint_ctx ckc = {&p, &env, v};
+  const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ckc};
+  const kit_timing timing = kit_time_variant(&todo, st, v->run, v->reset, NULL, p.run.checkpoint ? &chunks : NULL);
 
   /* Thermodynamics of the last repetition, summed over ranks. */
   int steps = 0;
@@ -195,15 +308,16 @@ int main(int argc, char **argv) {
   const int every = p.thermo > 0 ? p.thermo : (steps >= 10 ? steps / 10 : 1);
   if (env.rank == 0) {
     /* The lattice energy depends only on the lattice and the cutoff: full precision. */
-    printf("%-28s %.17g\n", "pe0_per_particle:", pt_thermo_of(&p, th).pe);
+    if (p.start_step == 0) printf("%-28s %.17g\n", "pe0_per_particle:", pt_thermo_of(&p, th).pe);
+    else printf("%-28s %d (from --restart %s)\n", "start_step:", p.start_step, p.run.restart);
     printf("thermo: %8s %19s %19s %19s %12s %12s\n", "step", "pe/N", "ke/N", "etot/N", "T", "P");
     for (int t = 0; t <= steps; t += every) {
       const pt_thermo q = pt_thermo_of(&p, th + (size_t)t * PT_TH_N);
-      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", t, q.pe, q.ke, q.etot, q.temp, q.press);
+      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", p.start_step + t, q.pe, q.ke, q.etot, q.temp, q.press);
     }
     if (steps % every) {
       const pt_thermo q = pt_thermo_of(&p, th + (size_t)steps * PT_TH_N);
-      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", steps, q.pe, q.ke, q.etot, q.temp, q.press);
+      printf("thermo: %8d %19.12f %19.12f %19.12f %12.8f %12.8f\n", p.start_step + steps, q.pe, q.ke, q.etot, q.temp, q.press);
     }
     fflush(stdout);
   }
@@ -232,6 +346,7 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "ranks_y", dims[1]);
   kit_json_int(pj, "ranks_z", dims[2]);
   kit_json_int(pj, "iters", p.run.iters);
+  kit_json_int(pj, "start_step", p.start_step);
   kit_json_int(pj, "warmup", p.run.warmup);
   kit_json_int(pj, "reps", timing.reps);
   kit_json_string(pj, "sort", "by cell and id, every step");

@@ -36,6 +36,7 @@ typedef struct pt_params {
   double max_drift;       /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
   long long allpairs_max; /* --allpairs-max: the O(N^2) checks run up to this many particles */
   const char *dump;       /* --dump FILE: id x y z vx vy vz per particle, by id, raw doubles */
+  int start_step;         /* --restart: the checkpoint's step; the run does iters - start_step */
   /* Derived by pt_derive() (or from the --input header). */
   long long n;            /* particle count */
   double box[3];          /* box edges */
