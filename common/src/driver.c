@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/ranges.h"
 
 int kit_usage_error(const kit_env *env, const char *fmt, ...) {
@@ -149,6 +150,23 @@ int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, 
   return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
 }
 
+int kit_restart_check(const kit_env *env, const char *app, const char *path, const double *ident, int nident,
+                      size_t elem, unsigned long long count, int iters, const char *iters_flag, int *step) {
+  struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
+  if (env->rank == 0) {
+    uint64_t s = 0;
+    chk.bad = kit_checkpoint_read(path, app, ident, nident, elem, count, &s, NULL, chk.why, sizeof chk.why);
+    chk.step = s;
+  }
+  KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
+  if (chk.bad) return kit_usage_error(env, "%s: --restart '%s': %s", app, path, chk.why);
+  if (chk.step >= (unsigned long long)iters)
+    return kit_usage_error(env, "%s: --restart: the checkpoint is at step %llu; %s %d must be larger", app, chk.step,
+                           iters_flag, iters);
+  *step = (int)chk.step;
+  return -1;
+}
+
 double kit_median_time(void *state, kit_step_fn step, int steps) {
   step(state, steps);
   double t[5];
@@ -250,6 +268,15 @@ void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, doubl
   r->ceiling_GBs = ceiling;
   r->ceiling_source = ceiling_source;
   r->fraction_of_ceiling = ceiling > 0 ? r->bandwidth_GBs / ceiling : 0.0;
+}
+
+void kit_report_hybrid(kit_report *r, int cpu_planes, double model, double t_model, double t_zero) {
+  kit_report_result(r, "cpu_planes", cpu_planes, "planes");
+  if (model >= 0.0) kit_report_result(r, "cpu_fraction_model", model, "");
+  if (t_model > 0.0) {
+    kit_report_result(r, "calibration_model_s", t_model, "s");
+    kit_report_result(r, "calibration_gpu_only_s", t_zero, "s");
+  }
 }
 
 void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps) {

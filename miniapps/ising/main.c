@@ -169,21 +169,13 @@ int main(int argc, char **argv) {
   if (p.run.restart) {
     /* The whole file now (header and checksum): a checkpoint of another problem, or a
      * damaged one, is bad input, refused before anything is allocated. */
-    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
-    if (env.rank == 0) {
-      double ident[KIT_CKPT_MAX_IDENT];
-      const int n = ising_checkpoint_ident(&p, ident);
-      uint64_t step = 0;
-      const uint64_t count = (uint64_t)p.size[0] * p.size[1] * p.size[2] * (uint64_t)p.samples;
-      chk.bad = kit_checkpoint_read(p.run.restart, "ising", ident, n, 1, count, &step, NULL, chk.why, sizeof chk.why);
-      chk.step = step;
-    }
-    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
-    if (chk.bad) return kit_finalize(kit_usage_error(&env, "ising: --restart '%s': %s", p.run.restart, chk.why));
-    if (chk.step >= (unsigned long long)p.run.iters)
-      return kit_finalize(kit_usage_error(&env, "ising: --restart: the checkpoint is at sweep %llu; --sweeps %d must be larger",
-                                          chk.step, p.run.iters));
-    p.start_sweep = (int)chk.step;
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = ising_checkpoint_ident(&p, ident);
+    const unsigned long long count =
+        (unsigned long long)p.size[0] * p.size[1] * p.size[2] * (unsigned long long)p.samples;
+    const int rc = kit_restart_check(&env, "ising", p.run.restart, ident, nid, 1, count, p.run.iters,
+                                     "--sweeps", &p.start_sweep);
+    if (rc >= 0) return kit_finalize(rc);
   }
 
   /* exp(-dE/T) once, in double, on the host: every implementation uses these three. */
@@ -321,12 +313,7 @@ int main(int argc, char **argv) {
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)p.run.reps * todo.iters);
   if (is_hybrid) {
-    kit_report_result(&rep, "cpu_planes", cpu_planes_total(&ctx.blk, granule, cpu_fraction), "planes");
-    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
-    if (t_model > 0.0) {
-      kit_report_result(&rep, "calibration_model_s", t_model, "s");
-      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
-    }
+    kit_report_hybrid(&rep, cpu_planes_total(&ctx.blk, granule, cpu_fraction), model_fraction, t_model, t_zero);
   }
 
   /* Observables, verification and --dump work on the final lattice of the last repetition. */

@@ -129,24 +129,14 @@ int main(int argc, char **argv) {
       kit_check_output_file(&env, "laplace", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
   if (p.run.restart) {
-    /* The header only, now: a checkpoint of another problem is bad input, refused before
-     * anything is allocated. */
-    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
-    if (env.rank == 0) {
-      double ident[KIT_CKPT_MAX_IDENT];
-      const int n = laplace_checkpoint_ident(&p, ident);
-      uint64_t step = 0;
-      const uint64_t count = (uint64_t)p.size[0] * p.size[1] * p.size[2];
-      chk.bad = kit_checkpoint_read(p.run.restart, "laplace", ident, n, sizeof(double), count, &step, NULL, chk.why,
-                                     sizeof chk.why);
-      chk.step = step;
-    }
-    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
-    if (chk.bad) return kit_finalize(kit_usage_error(&env, "laplace: --restart '%s': %s", p.run.restart, chk.why));
-    if (chk.step >= (unsigned long long)p.run.iters)
-      return kit_finalize(kit_usage_error(&env, "laplace: --restart: the checkpoint is at step %llu; --iters %d must be larger",
-                                          chk.step, p.run.iters));
-    p.start_step = (int)chk.step;
+    /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input,
+     * refused before anything is allocated. */
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = laplace_checkpoint_ident(&p, ident);
+    const unsigned long long count = (unsigned long long)p.size[0] * p.size[1] * p.size[2];
+    const int rc = kit_restart_check(&env, "laplace", p.run.restart, ident, nid, sizeof(double), count, p.run.iters,
+                                     "--iters", &p.start_step);
+    if (rc >= 0) return kit_finalize(rc);
   }
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
@@ -282,12 +272,7 @@ int main(int argc, char **argv) {
   if (cpu_fraction >= 0.0) {
     int nc = kit_cpu_planes(ctx.blk.nz, cpu_fraction), nct = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&nc, &nct, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    kit_report_result(&rep, "cpu_planes", nct, "planes");
-    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
-    if (t_model > 0.0) {
-      kit_report_result(&rep, "calibration_model_s", t_model, "s");
-      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
-    }
+    kit_report_hybrid(&rep, nct, model_fraction, t_model, t_zero);
   }
 
   /* Verification and --dump work on the final field of the last repetition. */

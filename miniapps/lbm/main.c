@@ -240,22 +240,12 @@ int main(int argc, char **argv) {
   if (p.run.restart) {
     /* The whole file now (header and checksum): a checkpoint of another problem, or a
      * damaged one, is bad input, refused before anything is allocated. */
-    struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
-    if (env.rank == 0) {
-      double ident[KIT_CKPT_MAX_IDENT];
-      const int n = lbm_checkpoint_ident(&p, ident);
-      uint64_t step = 0;
-      const uint64_t count = (uint64_t)LBM_Q * p.size[0] * p.size[1] * p.size[2];
-      chk.bad = kit_checkpoint_read(p.run.restart, "lbm", ident, n, sizeof(double), count, &step, NULL, chk.why,
-                                    sizeof chk.why);
-      chk.step = step;
-    }
-    KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
-    if (chk.bad) return kit_finalize(kit_usage_error(&env, "lbm: --restart '%s': %s", p.run.restart, chk.why));
-    if (chk.step >= (unsigned long long)p.run.iters)
-      return kit_finalize(kit_usage_error(&env, "lbm: --restart: the checkpoint is at step %llu; --iters %d must be larger",
-                                          chk.step, p.run.iters));
-    p.start_step = (int)chk.step;
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = lbm_checkpoint_ident(&p, ident);
+    const unsigned long long count = (unsigned long long)LBM_Q * p.size[0] * p.size[1] * p.size[2];
+    const int rc = kit_restart_check(&env, "lbm", p.run.restart, ident, nid, sizeof(double), count, p.run.iters,
+                                     "--iters", &p.start_step);
+    if (rc >= 0) return kit_finalize(rc);
   }
 
   /* Refuse what cannot fit: two lattices per rank, the steady-check and fetch buffers; on
@@ -405,12 +395,7 @@ int main(int argc, char **argv) {
                        v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
   if (is_hybrid) {
-    kit_report_result(&rep, "cpu_planes", cpu_planes_total(&ctx.blk, cpu_fraction), "planes");
-    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
-    if (t_model > 0.0) {
-      kit_report_result(&rep, "calibration_model_s", t_model, "s");
-      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
-    }
+    kit_report_hybrid(&rep, cpu_planes_total(&ctx.blk, cpu_fraction), model_fraction, t_model, t_zero);
   }
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)timing.reps * timing.iters);

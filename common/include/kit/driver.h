@@ -73,6 +73,12 @@ int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
  * KIT_NO_MEMORY_CHECK=1 skips it (virtual machines whose memory grows on demand). */
 int kit_check_memory(const kit_env *env, const char *app, double host_bytes, double device_bytes,
                      int devices_used);
+/* --restart, before anything large is allocated: rank 0 checks the whole file (header,
+ * problem parameters `ident`, element size and count, checksum) and every rank learns its
+ * step. Returns -1 with *step set, or KIT_EXIT_USAGE after one line: another problem, a
+ * damaged file, or a step not before --iters (named `iters_flag`). Collective. */
+int kit_restart_check(const kit_env *env, const char *app, const char *path, const double *ident, int nident,
+                      size_t elem, unsigned long long count, int iters, const char *iters_flag, int *step);
 /* Median of five timings of `steps` steps after as many untimed ones, each the max over
  * ranks (collective): the measurement behind a hybrid's --cpu-fraction auto. The median,
  * not the best: a noisy CPU part can have a good best run and bad typical ones. */
@@ -90,6 +96,9 @@ void kit_report_fom(kit_report *r, const char *name, const char *unit, double va
 /* bandwidth = bytes_per_step * steps / median time; fraction against `ceiling`. */
 void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, double ceiling,
                           const char *ceiling_source);
+/* A hybrid run's split: the CPU planes summed over ranks, the model's share (model < 0: the
+ * share was given, not modelled) and the --cpu-fraction auto measurements (t_model <= 0: none). */
+void kit_report_hybrid(kit_report *r, int cpu_planes, double model, double t_model, double t_zero);
 /* MPI messages and bytes this rank sent during `steps` steps; summed over ranks. */
 void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps);
 /* Print on rank 0, append JSON if asked, return the exit code (same on every rank). */
