@@ -33,7 +33,7 @@ build_rc=$?
 if [ $build_rc -ne 0 ]; then tail -40 "$OUT/build.log"; log "BUILD FAILED"; exit 1; fi
 
 log "tests: gpu, smoke, mpi"
-ctest --test-dir build-gpu -L 'gpu|smoke|mpi|unit|cpu' -j 8 --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
+ctest --test-dir build-gpu -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j 8 --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
 test_rc=$?
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$OUT/ctest.log" | tail -25
 
