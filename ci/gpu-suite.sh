@@ -3,7 +3,8 @@
 # machine (../shared/DEVICE.md): unpack the carried Debian packages (.deps/), configure and
 # build, run the gpu, smoke and mpi tests, run the named benchmark sweeps (laplace:
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
-# labs/scripts/ising_sweep.sh as ising-single ising-dual), and leave logs, JSON lines and a
+# labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
+# lbm-single lbm-cavity lbm-dual), and leave logs, JSON lines and a
 # summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
@@ -33,7 +34,7 @@ build_rc=$?
 if [ $build_rc -ne 0 ]; then tail -40 "$OUT/build.log"; log "BUILD FAILED"; exit 1; fi
 
 log "tests: gpu, smoke, mpi"
-ctest --test-dir build-gpu -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j 8 --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
+ctest --test-dir build-gpu ${KIT_CTEST_ARGS:-} -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j 8 --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
 test_rc=$?
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$OUT/ctest.log" | tail -25
 
@@ -42,12 +43,22 @@ for m in "$@"; do
   log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
   case $m in
     ising-*) bash labs/scripts/ising_sweep.sh "${m#ising-}" "$OUT/ising.jsonl" build-gpu/bin/ising 2>> "$OUT/bench.log" ;;
+    lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac
 done
 [ -d "$OUT/traces" ] && tar -C "$OUT" -czf "$OUT/traces.tgz" traces && rm -rf "$OUT/traces"
 [ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl"
 [ -s "$OUT/ising.jsonl" ] && python3 labs/06-ising-sliced/plot.py "$OUT/ising.jsonl"
+[ -s "$OUT/lbm.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/lbm.jsonl" && python3 - "$OUT/lbm.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    res = {k: v for k, v in r.get("results", {}).items() if k.startswith(("ak2005", "steps_to", "mass"))}
+    if any(k.startswith("ak2005") for k in res):
+        print("cavity", r["params"].get("nx"), {k: (round(v, 5) if isinstance(v, float) else v) for k, v in res.items()},
+              [c["name"] + ":" + c["status"] for c in r["verify"]["checks"]])
+PY
 grep -E "^(tile|hyexp)" "$OUT/bench.log" 2>/dev/null
 grep -E "failed|FAILED" "$OUT/bench.log" 2>/dev/null | head
 echo "ceilings:"; cat "$KIT_CEILING_CACHE" 2>/dev/null

@@ -11,13 +11,7 @@
 set -u
 mode=$1; out=$2; bin=${3:-build/bin/laplace}
 here=$(cd "$(dirname "$0")" && pwd)
-run() {
-  echo "+ $*" >&2
-  "$@" --json "$out" >/dev/null
-  local rc=$?
-  if [ $rc -eq 77 ]; then echo "skipped (not available here): $*" >&2
-  elif [ $rc -ne 0 ]; then echo "run failed ($rc): $*" >&2; fi
-}
+. "$here/sweep_lib.sh"
 mpi() { local np=$1; shift; run "$here/mpirun.sh" "$np" "$bin" "$@"; }
 it=50
 case "$mode" in

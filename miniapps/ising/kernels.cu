@@ -1,7 +1,7 @@
 /* kernels.cu: the half-sweep and the initial state on the GPU (Bernaschi et al. Sec. 3.1).
  * One thread per site of the colour being updated, x fastest across a warp, so the spin
  * and coupling loads of a warp are contiguous bytes; or, for the checkerboard with LX a
- * multiple of 8, one thread per four sites sharing one Philox draw. The per-site work is
+ * multiple of 8, one thread per four sites sharing one Philox draw (32-bit loads). The per-site work is
  * lattice.h's ising_update_site / ising_update_quad, the functions the host sweep calls, so
  * the bits agree. */
 #include "kernels.h"
@@ -27,34 +27,36 @@ __global__ void ising_fill_kernel(ising_block b, ising_rules r, int8_t *spin, ui
   }
 }
 
+/* The half-sweep grid: x covers (row, chunk of kThreads units of a row) with one 32-bit
+ * division per thread, y covers (plane, sample) pairs with a stride loop (the grid's y limit
+ * is 65535). No 64-bit divisions: they cost more than a site's update. */
+__device__ static inline bool unit_of(int units, int *row, int *unit) {
+  const int chunks = (units + kThreads - 1) / kThreads;
+  *row = (int)blockIdx.x / chunks;
+  *unit = ((int)blockIdx.x - *row * chunks) * kThreads + (int)threadIdx.x;
+  return *unit < units;
+}
+
 /* Checkerboard with LX % 8 == 0: a thread per four sites of a row, one Philox draw for all
  * four (ising_update_quad). */
 __global__ void ising_half_sweep_quad_kernel(ising_block b, ising_rules r, int8_t *spin,
                                              const uint8_t *__restrict__ coupling, int colour, uint32_t t,
                                              ising_planes pl) {
-  const int quads = b.width / 4;
-  const size_t per_plane = (size_t)b.samples * b.rows * quads;
-  const size_t total = per_plane * pl.count;
-  for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < total; idx += (size_t)gridDim.x * blockDim.x) {
-    const int j = (int)(idx / per_plane);
-    const size_t rem = idx % per_plane;
-    const size_t row_all = rem / quads; /* sample * rows + row */
-    ising_update_quad(&r, &b, spin, coupling, colour, t, pl.first + j * pl.step, (int)(row_all / b.rows),
-                      (int)(row_all % b.rows), (int)(rem % quads));
+  int row, j;
+  if (!unit_of(b.width / 4, &row, &j)) return;
+  for (int pk = (int)blockIdx.y; pk < pl.count * b.samples; pk += (int)gridDim.y) {
+    const int plane = pk / b.samples, k = pk - plane * b.samples;
+    ising_update_quad(&r, &b, spin, coupling, colour, t, pl.first + plane * pl.step, k, row, j);
   }
 }
 
 __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *spin, const uint8_t *__restrict__ coupling,
                                         int colour, uint32_t t, ising_planes pl) {
-  const size_t per_plane = (size_t)b.samples * b.part_sites;
-  const size_t total = per_plane * pl.count;
-  for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < total; idx += (size_t)gridDim.x * blockDim.x) {
-    const int j = (int)(idx / per_plane);
-    const size_t rem = idx % per_plane;
-    const int k = (int)(rem / b.part_sites);
-    const size_t pos = rem % b.part_sites;
-    ising_update_site(&r, &b, spin, coupling, colour, t, pl.first + j * pl.step, k, (int)(pos / b.width),
-                      (int)(pos % b.width));
+  int row, i;
+  if (!unit_of(b.width, &row, &i)) return;
+  for (int pk = (int)blockIdx.y; pk < pl.count * b.samples; pk += (int)gridDim.y) {
+    const int plane = pk / b.samples, k = pk - plane * b.samples;
+    ising_update_site(&r, &b, spin, coupling, colour, t, pl.first + plane * pl.step, k, row, i);
   }
 }
 
@@ -69,12 +71,15 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
                                         const uint8_t *coupling, int colour, uint32_t t, ising_planes planes,
                                         cudaStream_t stream) {
   if (planes.count <= 0) return;
-  if (ising_quads(b)) {
-    const size_t total = (size_t)b->samples * b->part_sites / 4 * planes.count;
-    ising_half_sweep_quad_kernel<<<blocks_for(total), kThreads, 0, stream>>>(*b, *r, spin, coupling, colour, t, planes);
+  const int quads = ising_quads(b), units = quads ? b->width / 4 : b->width;
+  const long long gx = (long long)((units + kThreads - 1) / kThreads) * b->rows;
+  const long long pk = (long long)planes.count * b->samples;
+  /* The driver's message-size rule keeps a part below 2^31 bytes, so gx fits the x limit. */
+  const dim3 grid((unsigned)gx, (unsigned)(pk < 65535 ? pk : 65535));
+  if (quads) {
+    ising_half_sweep_quad_kernel<<<grid, kThreads, 0, stream>>>(*b, *r, spin, coupling, colour, t, planes);
   } else {
-    const size_t total = (size_t)b->samples * b->part_sites * planes.count;
-    ising_half_sweep_kernel<<<blocks_for(total), kThreads, 0, stream>>>(*b, *r, spin, coupling, colour, t, planes);
+    ising_half_sweep_kernel<<<grid, kThreads, 0, stream>>>(*b, *r, spin, coupling, colour, t, planes);
   }
   KIT_CUDA_CHECK(cudaGetLastError());
 }

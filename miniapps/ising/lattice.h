@@ -207,32 +207,71 @@ static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_bl
  * consecutive h = s >> 1 with the same h >> 2, so the contract's Metropolis numbers of all
  * four are the four words of one Philox draw. Updating them together draws it once, not four
  * times; the decisions are the contract's, bit for bit. (Sites of one colour are not
- * neighbours, so the four fields may all be taken before any spin changes.) */
+ * neighbours, so the four fields may all be taken before any spin changes.) The four sites'
+ * spins, couplings and their y- and z-neighbours are four consecutive bytes each: on the GPU
+ * one 32-bit load apiece instead of four byte loads (HX = LX/2 is a multiple of 4 and every
+ * part starts at a multiple of 4, so the words are aligned). */
 static inline KIT_HD int ising_quads(const ising_block *b) {
   return b->layout == ISING_CHECKERBOARD && b->L[0] % 8 == 0;
 }
 
+/* Bytes p[0..3] into v[0..3]; p is 4-byte aligned. */
+static inline KIT_HD void ising_load4(const void *p, int8_t v[4]) {
+#ifdef __CUDA_ARCH__
+  const char4 w = *(const char4 *)p;
+  v[0] = w.x, v[1] = w.y, v[2] = w.z, v[3] = w.w;
+#else
+  for (int q = 0; q < 4; ++q) v[q] = ((const int8_t *)p)[q];
+#endif
+}
+
+static inline KIT_HD void ising_store4(int8_t *p, const int8_t v[4]) {
+#ifdef __CUDA_ARCH__
+  *(char4 *)p = make_char4(v[0], v[1], v[2], v[3]);
+#else
+  for (int q = 0; q < 4; ++q) p[q] = v[q];
+#endif
+}
+
 static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_block *b, int8_t *spin,
-                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int j) {
-  size_t at[4];
-  uint32_t s[4];
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int y, int j) {
+  const int LX = b->L[0], LY = b->L[1], HX = LX / 2, g = ising_global_plane(b, l);
+  const int px = (c + y + g) & 1; /* x of site i is 2 i + px (the part's colour fixes the parity) */
+  const int i0 = 4 * j, yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
+  const size_t ks = (size_t)k * b->part_sites, at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + (size_t)i0;
+  const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
+  const int8_t *row = other + (size_t)y * HX;
+  int8_t own[4], jb[4], xs[6], ns[4], ss[4], up[4], dn[4];
+  ising_load4(spin + at, own);
+  ising_load4(coupling + at - b->plane_stride, jb);
+  /* x-neighbours of site i0 + q: other-colour entries i0 + q + px (+x) and i0 + q + px - 1
+   * (-x) of the row, wrapping around; xs[e] holds entry i0 - 1 + e. */
+  ising_load4(row + i0, xs + 1);
+  xs[0] = px ? 0 : row[i0 == 0 ? HX - 1 : i0 - 1];
+  xs[5] = px ? row[i0 + 4 == HX ? 0 : i0 + 4] : 0;
+  ising_load4(other + (size_t)yp * HX + i0, ns);
+  ising_load4(other + (size_t)ym * HX + i0, ss);
+  ising_load4(spin + ising_part_offset(b, l + 1, 1 - c) + ks + (size_t)y * HX + i0, up);
+  ising_load4(spin + ising_part_offset(b, l - 1, 1 - c) + ks + (size_t)y * HX + i0, dn);
   int h[4], draw = 0;
   for (int q = 0; q < 4; ++q) {
-    h[q] = ising_site_field(r, b, spin, coupling, c, l, k, row, 4 * j + q, &at[q], &s[q]);
-    draw |= 2 * spin[at[q]] * h[q] > 0;
+    h[q] = ising_field((uint8_t)jb[q], xs[q + px + 1], ns[q], up[q], xs[q + px], ss[q], dn[q]);
+    draw |= 2 * own[q] * h[q] > 0;
   }
   kit_philox4x32 u = {{0, 0, 0, 0}};
+  const uint32_t s0 = ising_site(r, 2 * i0 + px, y, g);
   if (draw) {
-    const kit_philox4x32 ctr = {{(s[0] >> 1) >> 2, t, (uint32_t)c, 3}};
+    const kit_philox4x32 ctr = {{(s0 >> 1) >> 2, t, (uint32_t)c, 3}};
     const kit_philox_key key = {{r->seed, (uint32_t)k}};
     u = kit_philox4x32_10(ctr, key);
   }
   for (int q = 0; q < 4; ++q) {
-    const int8_t sp = spin[at[q]];
-    const int dE = 2 * sp * h[q];
-    if (dE <= 0) spin[at[q]] = (int8_t)-sp;
-    else if (kit_u01(u.v[(s[q] >> 1) & 3]) < r->w[dE / 4 - 1]) spin[at[q]] = (int8_t)-sp;
+    const uint32_t s = s0 + 2u * (uint32_t)q;
+    const int dE = 2 * own[q] * h[q];
+    if (dE <= 0) own[q] = (int8_t)-own[q];
+    else if (kit_u01(u.v[(s >> 1) & 3]) < r->w[dE / 4 - 1]) own[q] = (int8_t)-own[q];
   }
+  ising_store4(spin + at, own);
 }
 
 /* The initial spin and coupling byte of one position of local plane l (couplings only for

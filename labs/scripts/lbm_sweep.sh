@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# lbm_sweep.sh MODE OUT.jsonl [BIN]: the lbm benchmark and validation runs (issue 4, lab 07).
+# Every run appends one kit.result/1 line to OUT.jsonl.
+#   single : one GPU, naive / two-stream / multi-thread / hybrid at 128^3 (bitwise oracle on)
+#            and 256^3 (oracle off: it is a serial CPU run of minutes; mass and symmetry stay)
+#   cavity : one GPU, the Re = 1000 cavity on 96^3 (and 128^3) to steady state against
+#            Albensoeder & Kuhlmann 2005; profiles as CSV beside OUT.jsonl
+#   dual   : two GPUs, 256^3 per GPU weak scaling and 256^3 strong scaling, naive and two-stream
+#   cpu    : this machine, cpu variant at 64^3 on 1 and 2 ranks
+mode=$1; out=$2; bin=${3:-build/bin/lbm}
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(dirname "$out")
+. "$here/sweep_lib.sh"
+case $mode in
+  single)
+    for n in 128 256; do
+      extra=""; [ "$n" -ge 256 ] && extra=--skip-oracle
+      for v in naive two-stream hybrid; do run "$bin" --variant $v --size $n --iters 50 --reps 5 $extra; done
+      run "$bin" --variant multi-thread --gpus 1 --size $n --iters 50 --reps 5 $extra
+    done ;;
+  cavity)
+    for n in 96 128; do
+      run "$bin" --variant two-stream --size $n --re 1000 --lid-velocity 0.1 --until-steady 1e-6 \
+        --check-every 500 --iters 400000 --skip-oracle --profile "$dir/cavity${n}_re1000.csv"
+    done ;;
+  dual)
+    for v in naive two-stream; do
+      run "$here/mpirun.sh" 2 "$bin" --variant $v --size 256,256,512 --iters 50 --reps 5 --skip-oracle
+      run "$here/mpirun.sh" 2 "$bin" --variant $v --size 256 --iters 50 --reps 5 --skip-oracle
+    done
+    run "$bin" --variant two-stream --size 256 --iters 50 --reps 5 --skip-oracle
+    run "$bin" --variant multi-thread --gpus 2 --size 256,256,512 --iters 50 --reps 5 --skip-oracle ;;
+  cpu)
+    run "$bin" --variant cpu --size 64 --iters 20 --reps 3
+    OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --size 64 --iters 20 --reps 3 ;;
+  *) echo "usage: lbm_sweep.sh single|cavity|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
