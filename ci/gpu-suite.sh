@@ -4,7 +4,8 @@
 # build, run the gpu, smoke and mpi tests, run the named benchmark sweeps (laplace:
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
-# lbm-single lbm-cavity lbm-dual), and leave logs, JSON lines and a
+# lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
+# tetfv-hybrid), and leave logs, JSON lines and a
 # summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
@@ -43,6 +44,7 @@ for m in "$@"; do
   log "benchmark: $m (OMP_NUM_THREADS=$OMP_NUM_THREADS)"
   case $m in
     ising-*) bash labs/scripts/ising_sweep.sh "${m#ising-}" "$OUT/ising.jsonl" build-gpu/bin/ising 2>> "$OUT/bench.log" ;;
+    tetfv-*) bash labs/scripts/tetfv_sweep.sh "${m#tetfv-}" "$OUT/tetfv.jsonl" build-gpu/bin/tetfv 2>> "$OUT/bench.log" ;;
     lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac
@@ -50,6 +52,7 @@ done
 [ -d "$OUT/traces" ] && tar -C "$OUT" -czf "$OUT/traces.tgz" traces && rm -rf "$OUT/traces"
 [ -s "$OUT/laplace.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/laplace.jsonl"
 [ -s "$OUT/ising.jsonl" ] && python3 labs/06-ising-sliced/plot.py "$OUT/ising.jsonl"
+[ -s "$OUT/tetfv.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/tetfv.jsonl"
 [ -s "$OUT/lbm.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/lbm.jsonl" && python3 - "$OUT/lbm.jsonl" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):

@@ -13,7 +13,9 @@ COLS = ["app", "variant", "ranks", "gpus", "size", "cpu_frac", "p2p", "omp_wait"
 
 def row(r):
     p = r.get("params", {})
-    size = "x".join(str(p[k]) for k in ("nx", "ny", "nz") if k in p)
+    size = "x".join(str(p[k]) for k in ("nx", "ny", "nz") if k in p) or str(p.get("mesh", p.get("scale", "")))
+    if p.get("shuffle"):
+        size += " shuffled" + (" " + p["reorder"] if p.get("reorder") not in (None, "none") else "")
     cf = r.get("cpu_fraction")
     return {
         "app": r["app"], "variant": r["variant"], "ranks": r["ranks"], "gpus": r["gpus"],

@@ -27,14 +27,17 @@ __global__ void ising_fill_kernel(ising_block b, ising_rules r, int8_t *spin, ui
   }
 }
 
-/* The half-sweep grid: x covers (row, chunk of kThreads units of a row) with one 32-bit
- * division per thread, y covers (plane, sample) pairs with a stride loop (the grid's y limit
- * is 65535). No 64-bit divisions: they cost more than a site's update. */
-__device__ static inline bool unit_of(int units, int *row, int *unit) {
-  const int chunks = (units + kThreads - 1) / kThreads;
-  *row = (int)blockIdx.x / chunks;
-  *unit = ((int)blockIdx.x - *row * chunks) * kThreads + (int)threadIdx.x;
-  return *unit < units;
+/* The half-sweep grid: x covers the (row, unit) pairs of a part, rows after rows, with one
+ * 32-bit division per thread (a block spans several rows when a row has fewer units than
+ * threads: at L = 512 a checkerboard row holds 64 quads); y covers (plane, sample) pairs
+ * with a stride loop (the grid's y limit is 65535). No 64-bit divisions: they cost more than
+ * a site's update. */
+__device__ static inline bool unit_of(int units, int rows, int *row, int *unit) {
+  const int idx = (int)blockIdx.x * kThreads + (int)threadIdx.x;
+  if (idx >= units * rows) return false;
+  *row = idx / units;
+  *unit = idx - *row * units;
+  return true;
 }
 
 /* Checkerboard with LX % 8 == 0: a thread per four sites of a row, one Philox draw for all
@@ -43,7 +46,7 @@ __global__ void ising_half_sweep_quad_kernel(ising_block b, ising_rules r, int8_
                                              const uint8_t *__restrict__ coupling, int colour, uint32_t t,
                                              ising_planes pl) {
   int row, j;
-  if (!unit_of(b.width / 4, &row, &j)) return;
+  if (!unit_of(b.width / 4, b.rows, &row, &j)) return;
   for (int pk = (int)blockIdx.y; pk < pl.count * b.samples; pk += (int)gridDim.y) {
     const int plane = pk / b.samples, k = pk - plane * b.samples;
     ising_update_quad(&r, &b, spin, coupling, colour, t, pl.first + plane * pl.step, k, row, j);
@@ -53,7 +56,7 @@ __global__ void ising_half_sweep_quad_kernel(ising_block b, ising_rules r, int8_
 __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *spin, const uint8_t *__restrict__ coupling,
                                         int colour, uint32_t t, ising_planes pl) {
   int row, i;
-  if (!unit_of(b.width, &row, &i)) return;
+  if (!unit_of(b.width, b.rows, &row, &i)) return;
   for (int pk = (int)blockIdx.y; pk < pl.count * b.samples; pk += (int)gridDim.y) {
     const int plane = pk / b.samples, k = pk - plane * b.samples;
     ising_update_site(&r, &b, spin, coupling, colour, t, pl.first + plane * pl.step, k, row, i);
@@ -72,9 +75,9 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
                                         cudaStream_t stream) {
   if (planes.count <= 0) return;
   const int quads = ising_quads(b), units = quads ? b->width / 4 : b->width;
-  const long long gx = (long long)((units + kThreads - 1) / kThreads) * b->rows;
+  const long long gx = ((long long)units * b->rows + kThreads - 1) / kThreads;
   const long long pk = (long long)planes.count * b->samples;
-  /* The driver's message-size rule keeps a part below 2^31 bytes, so gx fits the x limit. */
+  /* The driver's message-size rule keeps a part below 2^31 sites, so units * rows fits an int. */
   const dim3 grid((unsigned)gx, (unsigned)(pk < 65535 ? pk : 65535));
   if (quads) {
     ising_half_sweep_quad_kernel<<<grid, kThreads, 0, stream>>>(*b, *r, spin, coupling, colour, t, planes);

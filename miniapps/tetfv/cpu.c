@@ -37,7 +37,7 @@ static void *cpu_setup(const tetfv_ctx *c) {
   const size_t n = (size_t)c->l->nown + c->l->nghost + 1;
   s->u = kit_malloc(n * sizeof(double), "tetfv field");
   s->un = kit_malloc(n * sizeof(double), "tetfv field");
-  tetfv_exchange_init(&s->x, c->l);
+  tetfv_exchange_init(&s->x, c->l, 0);
   init_state(s);
   return s;
 }
@@ -50,7 +50,7 @@ static void cpu_run(void *st, int steps) {
   const int threads = s->c.env->threads;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    tetfv_exchange_post_recvs(&s->x, s->un);
+    tetfv_exchange_post_recvs(&s->x, s->un + l->nown);
     /* One team for the whole step; the master alone talks to MPI (Paper III: a single MPI
      * communication thread), between the two worksharing loops. */
 #pragma omp parallel num_threads(threads)

@@ -14,10 +14,13 @@
 
 #define TETFV_TAG 5151
 
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l) {
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned) {
   memset(x, 0, sizeof *x);
   x->l = l;
-  x->sbuf = kit_malloc(((size_t)l->send_off[l->nsend] + 1) * sizeof(double), "send buffer");
+  x->pinned = pinned;
+  /* Pinned for the GPU variants: their send lists are packed on the device and copied here
+   * asynchronously. */
+  x->sbuf = kit_host_alloc(((size_t)l->send_off[l->nsend] + 1) * sizeof(double), pinned);
   x->req = kit_malloc(((size_t)l->nsend + l->nrecv + 1) * sizeof(MPI_Request), "requests");
   for (int k = 0; k < l->nsend + l->nrecv; ++k) x->req[k] = MPI_REQUEST_NULL;
   /* KIT_FAULT=stale-halo (tests only): no message is exchanged, the ghosts keep old values;
@@ -26,27 +29,31 @@ void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l) {
 }
 
 void tetfv_exchange_free(tetfv_exchange *x) {
-  free(x->sbuf);
+  kit_host_free(x->sbuf, x->pinned);
   free(x->req);
   memset(x, 0, sizeof *x);
 }
 
-void tetfv_exchange_post_recvs(tetfv_exchange *x, double *u) {
+void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts) {
   const tetfv_local *l = x->l;
   if (x->stale) return;
-  double *ghosts = u + l->nown;
   for (int k = 0; k < l->nrecv; ++k)
     KIT_MPI_CHECK(MPI_Irecv(ghosts + l->recv_off[k], l->recv_off[k + 1] - l->recv_off[k], MPI_DOUBLE, l->recv_peer[k],
                             TETFV_TAG, MPI_COMM_WORLD, &x->req[k]));
 }
 
-void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u) {
+void tetfv_exchange_pack(tetfv_exchange *x, const double *u) {
   const tetfv_local *l = x->l;
   if (x->stale) return;
   KIT_RANGE_PUSH("pack");
   const int total = l->send_off[l->nsend];
   for (int k = 0; k < total; ++k) x->sbuf[k] = u[l->send_idx[k]];
   KIT_RANGE_POP();
+}
+
+void tetfv_exchange_send(tetfv_exchange *x) {
+  const tetfv_local *l = x->l;
+  if (x->stale) return;
   for (int k = 0; k < l->nsend; ++k) {
     const int count = l->send_off[k + 1] - l->send_off[k];
     KIT_MPI_CHECK(MPI_Isend(x->sbuf + l->send_off[k], count, MPI_DOUBLE, l->send_peer[k], TETFV_TAG, MPI_COMM_WORLD,
@@ -54,6 +61,11 @@ void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u) {
     x->counters.messages++;
     x->counters.bytes += (long long)count * (long long)sizeof(double);
   }
+}
+
+void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u) {
+  tetfv_exchange_pack(x, u);
+  tetfv_exchange_send(x);
 }
 
 void tetfv_exchange_wait(tetfv_exchange *x) {

@@ -1,9 +1,11 @@
 /* main.c: the tetfv driver. Parse, build or read the mesh, assemble D, A, I once, partition,
- * set up, warm up, profile, time, verify, report; the variants (cpu.c, later the GPU ones) do
- * the time steps. Paper III (`../shared/seeds/001_5c64d68c2bfeada2.txt`) Sec. 2-3; see
- * README.md in this folder.
+ * choose the GPUs and the hybrid's CPU share, set up, warm up, profile, time, verify, report;
+ * the variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do the time steps.
+ * Paper III (`../shared/seeds/001_5c64d68c2bfeada2.txt`) Sec. 2-3; see README.md in this folder.
  *   build/bin/tetfv --variant list
  *   mpiexec -n 4 build/bin/tetfv --mesh box:10 --shuffle --iters 50
+ *   mpiexec -n 2 build/bin/tetfv --variant two-stream --mesh box:100 --iters 100
+ *   build/bin/tetfv --variant hybrid --mesh box:100 --cpu-fraction auto
  *   build/bin/tetfv --mesh tests/tetfv/data/sphere_v41.msh --init random
  *   build/bin/tetfv --mesh box:8 --jitter 0.4 --aniso 4 --t-end 0.01 */
 #include <limits.h>
@@ -16,8 +18,10 @@
 #include "kit/check.h"
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
+#include "kit/hybrid.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
+#include "kit/slab.h"
 #include "tetfv.h"
 #include "verify.h"
 
@@ -26,17 +30,37 @@
 #define TETFV_BYTES_PER_CELL 216.0
 #define TETFV_FLOPS_PER_CELL 33.0
 
-static const tetfv_variant *const variants[] = {&tetfv_cpu};
+static const tetfv_variant *const variants[] = {
+    &tetfv_cpu,
+#ifdef KIT_HAVE_CUDA
+    &tetfv_naive, &tetfv_two_stream, &tetfv_multi_thread, &tetfv_hybrid,
+#endif
+};
 static const tetfv_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
 }
 
-/* --variant list: the GPU variants are not written yet (issue 5). */
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
 static const char *describe(const char *name) {
   const tetfv_variant *v = find_variant(name);
-  return v ? v->summary : "(not written yet: issue 5)";
+  return v ? v->summary : "(not built: no CUDA toolkit)";
+}
+
+/* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
+static double calibrate(const tetfv_variant *v, const tetfv_ctx *ctx, int steps) {
+  void *st = v->setup(ctx);
+  const double t = kit_median_time(st, v->run, steps);
+  v->teardown(st);
+  return t;
+}
+
+/* The hybrid's CPU rows for share f, summed over the ranks (collective). */
+static int cpu_rows_total(const tetfv_local *l, double f) {
+  int mine = kit_cpu_planes(l->nown, f), all = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return all;
 }
 
 /* --mesh box:N or a file name. */
@@ -134,6 +158,7 @@ int main(int argc, char **argv) {
   p.init = "mode";
   p.reorder = "metis";
   p.block = 512;
+  p.p2p = 1;
   int iters_given = 0, jitter_given = 0, fibres_given = 0, tend_given = 0, block_given = 0;
   kit_option opts[KIT_RUN_NOPTS + 20];
   int n = kit_run_options(&p.run, opts);
@@ -155,13 +180,14 @@ int main(int argc, char **argv) {
       {"block", KIT_OPT_INT, &p.block, "B", "--reorder metis: cells per block (Paper III: 512 on a CPU)", 8, 1e8, 0, NULL, NULL, &block_given},
       {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final field (mesh order) as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
+      {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "multi-thread only: stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
 
   const int front = kit_front_door(&env, argc, argv, opts, "tetfv",
       "cell-centred finite-volume diffusion on unstructured tetrahedral meshes (Paper III's u = D u + A u[I]); "
-      "variants: cpu (naive two-stream multi-thread hybrid: not yet)",
+      "variants: cpu naive two-stream multi-thread hybrid",
       &p.run, describe);
   if (front >= 0) return kit_finalize(front);
 
@@ -173,6 +199,11 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "tetfv: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "tetfv: --gpus does not apply to --variant cpu"));
+  if (!p.p2p && strcmp(vn, "multi-thread") != 0)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --no-p2p applies only to --variant multi-thread"));
+  if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > TETFV_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --gpus: multi-thread drives at most %d GPUs per process",
+                                        TETFV_MT_MAX_GPUS));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "tetfv: --checkpoint-every needs --checkpoint FILE"));
   if (jitter_given && !is_box) return kit_finalize(kit_usage_error(&env, "tetfv: --jitter applies only to --mesh box:N"));
@@ -189,20 +220,43 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "tetfv: --mesh %s has %d cells, fewer than the %d ranks", p.mesh,
                                         6 * p.box_n * p.box_n * p.box_n, env.nranks));
   const tetfv_variant *v = find_variant(vn);
-  if (!v) return kit_finalize(kit_skip(&env, "tetfv", vn, "not written yet (issue 5)"));
+  if (!v) return kit_finalize(kit_skip(&env, "tetfv", vn, "built without CUDA"));
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "tetfv", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "tetfv", "--json", p.run.json) ||
       kit_check_output_file(&env, "tetfv", "--trace", p.run.trace) ||
       kit_check_output_file(&env, "tetfv", "--dump", p.dump) ||
       kit_check_output_file(&env, "tetfv", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
+
+  /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
+  const int is_mt = v == find_variant("multi-thread"), is_hybrid = v == find_variant("hybrid");
+  int gpus_per_rank = 0, gpus_total = 0;
+  if (is_mt) {
+    gpus_per_rank = kit_mt_gpus(&env, "tetfv", p.run.gpus, TETFV_MT_MAX_GPUS);
+    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+    /* Only thread 0, the main thread, calls MPI (multi_thread.c). */
+    if (env.nranks > 1 && env.thread_level < MPI_THREAD_FUNNELED)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_FUNNELED");
+    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
+    kit_select_device(&env, 0);
+  } else if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_per_rank = 1;
+    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
+  }
+
   /* What the box needs (a file is checked once its size is known): the mesh, the global
    * matrix on every rank during set-up (replicated: README.md "Not done yet"), the local
-   * matrix, fields; rank 0 the oracle's. About 500 bytes a cell. */
+   * matrix, fields; rank 0 the oracle's. About 500 bytes a cell. A GPU holds its rows (D, A,
+   * I: 200 bytes each) and three whole-length fields of its rank's part (and ghosts). */
   if (is_box) {
     const double cells = 6.0 * p.box_n * p.box_n * p.box_n;
     if (cells > 1.3e8)
       return kit_finalize(kit_usage_error(&env, "tetfv: --mesh %s: %.0f cells exceed the 1.3e8 a rank's int indices and messages allow", p.mesh, cells));
-    const int rc = kit_check_memory(&env, "tetfv", 500.0 * cells, 0.0, 0);
+    const double rows = 1.1 * cells / env.nranks;
+    const double device = v->needs_gpu ? rows * (200.0 / gpus_per_rank + 3.0 * 8.0 * 1.2) : 0.0;
+    const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
+    const int rc = kit_check_memory(&env, "tetfv", 500.0 * cells, device, v->needs_gpu ? devices : 0);
     if (rc) return kit_finalize(rc);
   }
 
@@ -302,17 +356,52 @@ int main(int argc, char **argv) {
     u0 = NULL;
   }
   free(part);
-  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  if (is_mt) { /* METIS gives each GPU some rows only if there are enough */
+    int least = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&loc.nown, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (least < gpus_per_rank)
+      return kit_finalize(kit_usage_error(&env, "tetfv: --mesh %s: a rank has %d cells, fewer than its %d GPUs (multi-thread)",
+                                          p.mesh, least, gpus_per_rank));
+  }
+  /* Ceilings measured on this machine, and the hybrid share derived from them. */
+  const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
 
-  tetfv_ctx ctx = {&p, &env, &loc, u0_local};
-  void *st = v->setup(&ctx);
-  const kit_halo *h = v->halo(st);
+  tetfv_ctx ctx = {&p, &env, &loc, u0_local, gpus_per_rank, -1.0};
   /* A restarted run does only the steps the checkpoint has not done. */
   kit_run todo = p.run;
   todo.iters = p.run.iters - p.start_step;
-  checkpoint_ctx ck = {&p, &env, v, &loc, N, &mesh, &g};
+
+  /* hybrid: the CPU share. --cpu-fraction auto: Paper III's bandwidth model (Sec. 5.1, r from
+   * the STREAM bandwidths, lowered as it advises) proposes one, and a short measurement
+   * against the GPU-only schedule (share 0, run as two-stream) decides, so that the hybrid
+   * never loses to it (the rule of laplace and lbm, docs/hybrid.md). */
+  double cpu_fraction = -1.0, model_fraction = -1.0, t_model = 0.0, t_zero = 0.0;
+  const tetfv_variant *exec = v;
+  if (is_hybrid) {
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
+                                             : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+    ctx.cpu_fraction = cpu_fraction;
+    if (model_fraction > 0.0 && cpu_rows_total(&loc, model_fraction) > 0) {
+      const int steps = todo.iters < 5 ? 5 : (todo.iters > 20 ? 20 : todo.iters);
+      t_model = calibrate(v, &ctx, steps);
+      t_zero = calibrate(find_variant("two-stream"), &ctx, steps);
+      ctx.cpu_fraction = cpu_fraction = t_model < t_zero ? model_fraction : 0.0;
+      kit_log(&env, "tetfv: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
+              model_fraction, t_model, t_zero, steps, cpu_fraction);
+    }
+    /* No CPU row on any rank: that is the two-stream schedule. */
+    if (cpu_rows_total(&loc, cpu_fraction) == 0) {
+      exec = find_variant("two-stream");
+      kit_log(&env, "tetfv: hybrid: no CPU row on any rank: running the two-stream schedule");
+    }
+  }
+
+  void *st = exec->setup(&ctx);
+  const kit_halo *h = exec->halo(st);
+  checkpoint_ctx ck = {&p, &env, exec, &loc, N, &mesh, &g};
   const kit_chunking chunks = {p.run.checkpoint_every > 0 ? p.run.checkpoint_every : todo.iters, write_checkpoint, &ck};
-  const kit_timing timing = kit_time_variant(&todo, st, v->run, v->reset, h, p.run.checkpoint ? &chunks : NULL);
+  const kit_timing timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, p.run.checkpoint ? &chunks : NULL);
 
   kit_report rep;
   kit_report_init(&rep, "tetfv", v->name);
@@ -346,11 +435,16 @@ int main(int argc, char **argv) {
   kit_json_string(pj, "partitioner", env.nranks > 1 ? "METIS_PartGraphKway, dual graph" : "none (1 rank)");
   kit_json_string(pj, "precision", "double");
   kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
+  kit_json_bool(pj, "p2p", p.p2p);
+  kit_json_int(pj, "gpu_block_rows", TETFV_GPU_B);
   kit_json_end_object(pj);
 
-  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   kit_report_fom(&rep, "GFLOP/s", "GFLOP/s", TETFV_FLOPS_PER_CELL * N * (double)timing.iters / timing.time.median * 1e-9);
-  kit_report_bandwidth(&rep, TETFV_BYTES_PER_CELL * N, timing.iters, host_bw, "host triad x nodes");
+  kit_report_bandwidth(&rep, TETFV_BYTES_PER_CELL * N, timing.iters,
+                       (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (!v->needs_gpu || is_hybrid ? host_bw : 0.0),
+                       v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                                    : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)timing.reps * timing.iters);
   {
@@ -368,10 +462,20 @@ int main(int argc, char **argv) {
     kit_report_result(&rep, "interior_distance", dmax, "rows");
     kit_report_result(&rep, "MCUP/s", N * (double)timing.iters / timing.time.median * 1e-6, "MCUP/s");
   }
+  /* The hybrid's split, as kit_report_hybrid reports planes for the slab apps: the CPU rows
+   * summed over ranks, the model's share and the auto calibration's two timings. */
+  if (is_hybrid) {
+    kit_report_result(&rep, "cpu_rows", cpu_rows_total(&loc, cpu_fraction), "rows");
+    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
+    if (t_model > 0.0) {
+      kit_report_result(&rep, "calibration_model_s", t_model, "s");
+      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
+    }
+  }
 
   /* Verification works on the final state of the last repetition. */
   double *mine = kit_malloc(((size_t)loc.nown + 1) * sizeof(double), "result");
-  v->fetch(st, mine);
+  exec->fetch(st, mine);
   double *all = p.run.verify || p.dump ? gather_field(&env, &loc, mine, N) : NULL;
   if (p.run.verify) {
     tetfv_problem pr = {&mesh, &g, u0, all};
@@ -383,7 +487,7 @@ int main(int argc, char **argv) {
 
   const int code = kit_report_finish(&rep, &env, p.run.json);
   kit_report_free(&rep);
-  v->teardown(st);
+  exec->teardown(st);
   tetfv_local_free(&loc);
   tetfv_matrix_free(&g);
   tetfv_mesh_free(&mesh);

@@ -6,7 +6,8 @@
  * partitioner for a third time to reorder the tetrahedra in the interior computation parts",
  * blocks of 512 on the CPU), or by reverse Cuthill-McKee. The separator is not reordered
  * ("they invariably access neighbors outside the current device"). A row's slots keep their
- * order, so the ordering never changes a single bit of the result. */
+ * order, so the ordering never changes a single bit of the result. tetfv_partition_rows is the
+ * second tier for the GPUs of a multi-thread process (split.c renumbers the rows it assigns). */
 #include <metis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,4 +310,38 @@ void tetfv_local_free(tetfv_local *l) {
   free(l->recv_peer);
   free(l->recv_off);
   memset(l, 0, sizeof *l);
+}
+
+void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part) {
+  const int n = l->nown;
+  int ok = 0;
+  if (nparts > 1 && n >= nparts) {
+    graph g = interior_graph(&l->m, 0, n);
+    idx_t nv = n, ncon = 1, np = nparts, cut = 0, opt[METIS_NOPTIONS];
+    idx_t *where = kit_malloc(((size_t)n + 1) * sizeof(idx_t), "device parts");
+    METIS_SetDefaultOptions(opt);
+    opt[METIS_OPTION_SEED] = 1;
+    opt[METIS_OPTION_NUMBERING] = 0;
+    if (METIS_PartGraphKway(&nv, &ncon, g.xadj, g.adj, NULL, NULL, NULL, &np, NULL, NULL, opt, &cut, where) == METIS_OK) {
+      int *count = calloc((size_t)nparts, sizeof(int));
+      if (!count) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
+      ok = 1;
+      for (int r = 0; r < n; ++r) {
+        if (where[r] < 0 || where[r] >= nparts) ok = 0;
+        else count[where[r]]++;
+      }
+      for (int d = 0; d < nparts; ++d) ok = ok && count[d] > 0;
+      if (ok)
+        for (int r = 0; r < n; ++r) part[r] = (int)where[r];
+      free(count);
+    }
+    free(where);
+    graph_free(&g);
+  }
+  if (ok) return;
+  /* One part, or METIS could not give every part a row: even ranges of the local order. */
+  for (int d = 0, r = 0; d < nparts; ++d) {
+    const int count = n / nparts + (d < n % nparts);
+    for (int k = 0; k < count; ++k) part[r++] = d;
+  }
 }

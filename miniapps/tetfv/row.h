@@ -1,5 +1,5 @@
 /* row.h: the physics of one cell update and the tetrahedron geometry, written once for the
- * CPU oracle, the cpu variant and (later) the GPU kernels (static inline KIT_HD).
+ * CPU oracle, the cpu variant, the hybrid's CPU part and the GPU kernels (static inline KIT_HD).
  * Paper III Sec. 2 (`../shared/seeds/001_5c64d68c2bfeada2.txt`): one explicit step is
  * u_new = D u_old + A u_old[I], D the diagonal, A and I padded N x 16 arrays. The 16 terms are
  * summed in one fixed order (slot 0 to 15) after the diagonal, so every variant, rank count and
@@ -20,14 +20,23 @@ extern "C" {
 /* Off-diagonal slots per row: 4 face neighbours and up to 12 second-level neighbours. */
 #define TETFV_W 16
 
-/* Row i of the step: 17 multiplications and 16 additions (Paper III's 33 flops). Unused slots
- * hold weight 0 and the row's own index, so they read a value already in cache. */
-static inline KIT_HD double tetfv_row(const double *D, const double *A, const int *I, const double *u, int i) {
-  const double *a = A + (size_t)TETFV_W * (size_t)i;
-  const int *c = I + (size_t)TETFV_W * (size_t)i;
-  double v = D[i] * u[i];
-  for (int j = 0; j < TETFV_W; ++j) v += a[j] * u[c[j]];
+/* Row i of the step, its slots read `stride` apart: 17 multiplications and 16 additions
+ * (Paper III's 33 flops), the diagonal term first, then slot 0 to 15. The CPU stores a row's
+ * slots side by side (stride 1); the GPU stores blocks of TETFV_GPU_B rows column-major (stride
+ * TETFV_GPU_B, gpu_block.h), so the same expression, in the same order, gives the same bits.
+ * Unused slots hold weight 0 and the row's own index, so they read a value already in cache. */
+static inline KIT_HD double tetfv_row_at(double d, const double *a, const int *c, int stride, const double *u, int i) {
+  double v = d * u[i];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int j = 0; j < TETFV_W; ++j) v += a[(size_t)j * (size_t)stride] * u[c[(size_t)j * (size_t)stride]];
   return v;
+}
+
+/* Row i of the step, row-major storage (a row's slots contiguous). */
+static inline KIT_HD double tetfv_row(const double *D, const double *A, const int *I, const double *u, int i) {
+  return tetfv_row_at(D[i], A + (size_t)TETFV_W * (size_t)i, I + (size_t)TETFV_W * (size_t)i, 1, u, i);
 }
 
 /* Six times the signed volume of tetrahedron (p0, p1, p2, p3): positive when p3 lies on the

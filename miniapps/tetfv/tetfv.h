@@ -3,8 +3,9 @@
  * Computations for Unstructured Tetrahedral Meshes" (Sourouri thesis Paper III,
  * `../shared/seeds/001_5c64d68c2bfeada2.txt`): the D/A/I step (Sec. 2, row.h), the
  * partitioning into MPI separator and interior with contiguous ghosts (Sec. 3.1) and the
- * reordering of interior cells for cache reuse (Sec. 3.2). Parameters, the mesh, the
- * assembled matrix, one rank's part and the variant contract. See README.md in this folder. */
+ * reordering of interior cells for cache reuse (Sec. 3.2), the second tier that splits a
+ * rank's rows over its devices (split.c) and the blocked GPU storage (Sec. 3.2). Parameters,
+ * the mesh, the assembled matrix, one rank's part and the variant contract. See README.md. */
 #ifndef TETFV_H
 #define TETFV_H
 #include <stddef.h>
@@ -38,6 +39,7 @@ typedef struct tetfv_params {
   int block;            /* --block B: rows per block of --reorder metis (Paper III: 512 on a CPU) */
   int skip_oracle;      /* --skip-oracle */
   const char *dump;     /* --dump FILE: the final field, mesh order, raw little-endian doubles */
+  int p2p;              /* multi-thread: peer-to-peer copies where the devices allow (--no-p2p: 0) */
   /* Derived while the problem is set up (rank 0, then broadcast). */
   double dt;            /* the time step */
   int start_step;       /* --restart: the checkpoint's step; the run does iters - start_step */
@@ -133,19 +135,78 @@ void tetfv_local_free(tetfv_local *l);
 typedef struct tetfv_exchange {
   const tetfv_local *l;
   double *sbuf;          /* packed send lists, send_off order */
+  int pinned;            /* sbuf is page-locked (GPU variants copy into it asynchronously) */
   MPI_Request *req;      /* nrecv receives then nsend sends */
   int stale;             /* KIT_FAULT=stale-halo: nothing is exchanged */
   kit_halo counters;
 } tetfv_exchange;
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l);
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned);
 void tetfv_exchange_free(tetfv_exchange *x);
-void tetfv_exchange_post_recvs(tetfv_exchange *x, double *u);
+/* Receives into ghosts[0, nghost) (the ghost ranges, recv_off order). */
+void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts);
+/* Packs sbuf from a field of local indices (host); sends sbuf (filled here or by a device). */
+void tetfv_exchange_pack(tetfv_exchange *x, const double *u);
+void tetfv_exchange_send(tetfv_exchange *x);
 void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u);
 void tetfv_exchange_wait(tetfv_exchange *x);
 
 /* Rows [r0, r1) of u_new = D u + A u[I], a worksharing loop in the innermost enclosing OpenMP
  * team (serial without one). */
 void tetfv_rows(const tetfv_matrix *z, const double *u, double *un, int r0, int r1);
+
+/* split.c: the second tier of Paper III's hierarchy (Sec. 3.1, Fig. 1 right). A rank's rows
+ * are given to `ndev` devices (GPUs of a multi-thread process, or a GPU and the CPU cores of a
+ * hybrid rank) and renumbered so that each device's rows are contiguous and, within a device,
+ * grouped by what must happen to them early in a step:
+ *   TETFV_CAT_MPI     rows other ranks read, no other device of this rank
+ *   TETFV_CAT_BOTH    rows other ranks and another device of this rank read
+ *   TETFV_CAT_DEV     rows another device of this rank reads, no other rank
+ *   TETFV_CAT_IMPORT  rows that read a ghost or a row of another device, and nobody else reads
+ *   TETFV_CAT_BULK    rows that read only rows of their own device, and only it reads them
+ * so the rows to send over MPI are [MPI, DEV), the rows to copy to other devices [BOTH, IMPORT),
+ * the boundary rows computed first [MPI, BULK), and the bulk can run while values travel. Each
+ * category keeps the rank's order (reordered for cache reuse). Ghosts keep their places. */
+enum { TETFV_CAT_MPI, TETFV_CAT_BOTH, TETFV_CAT_DEV, TETFV_CAT_IMPORT, TETFV_CAT_BULK, TETFV_NCAT };
+
+typedef struct tetfv_split {
+  int ndev;
+  tetfv_local l;       /* the rank's part renumbered (rows only; its own allocations) */
+  int *newpos;         /* nown: row r of the original part is row newpos[r] of l */
+  int *cut;            /* ndev * TETFV_NCAT + 1: category k of device d is rows [cut[d*NCAT+k], cut[d*NCAT+k+1]) */
+  char *reads;         /* ndev x ndev: reads[d * ndev + e] = 1 if rows of device d read rows of device e != d */
+  char *reads_ghosts;  /* ndev: 1 if rows of device d read ghosts */
+} tetfv_split;
+
+/* Builds the split of part l for dev[r] in [0, ndev), the device of each row. */
+void tetfv_split_build(const tetfv_local *l, int ndev, const int *dev, tetfv_split *s);
+void tetfv_split_free(tetfv_split *s);
+/* First row of category k of device d (k = TETFV_NCAT: one past the device's last row). */
+static inline int tetfv_split_at(const tetfv_split *s, int d, int k) { return s->cut[d * TETFV_NCAT + k]; }
+/* A field over the split's rows back to the original local order: out[r] = in[newpos[r]], r < nown. */
+void tetfv_split_unpermute(const tetfv_split *s, const double *in, double *out);
+/* The original local field (nown + nghost) in the split's order. */
+void tetfv_split_permute(const tetfv_split *s, const double *in, double *out);
+/* Hybrid (Paper III Sec. 3.2): dev[r] = 1 for the `ncpu` rows the CPU cores compute, 0 for the
+ * GPU's. The MPI separator first (the CPU computes it and its MPI thread sends it, no
+ * device-to-host copy on the way), then the rows nearest to it, breadth first over the
+ * matrix graph, so the CPU part is compact and its interface with the GPU part small. */
+void tetfv_assign_cpu_rows(const tetfv_local *l, int ncpu, int *dev);
+/* partition.c: the rank's rows into nparts parts for the GPUs of a multi-thread process (METIS
+ * k-way on the graph of the rows, the partitioner's second use in Paper III); contiguous
+ * ranges of the local order where METIS fails or leaves a part empty. */
+void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part);
+
+/* GPU storage (Paper III Sec. 3.2, after Vazquez et al.): rows in blocks of TETFV_GPU_B, each
+ * block's A and I transposed to column-major, entry j of row r of block b at
+ * [(b * TETFV_W + j) * TETFV_GPU_B + r], so the threads of a warp (consecutive rows) read
+ * consecutive addresses; the remainder rows after the last full block follow row-major.
+ * Rows [r0, r1) of z into D (r1 - r0), A and I ((r1 - r0) x TETFV_W) (host; gpu_block.c
+ * copies them to the device). */
+#define TETFV_GPU_B 128
+void tetfv_block_rows(const tetfv_matrix *z, int r0, int r1, double *D, double *A, int *I);
+
+/* Most GPUs (sub-domains) one multi-thread process drives. */
+#define TETFV_MT_MAX_GPUS 16
 
 /* reference.c: the serial oracle on the global matrix: `steps` steps from u0 into out. */
 void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double *out);
@@ -163,6 +224,8 @@ typedef struct tetfv_ctx {
   const kit_env *env;
   const tetfv_local *l;
   const double *u0;    /* nown + nghost: the initial field in local order, ghosts included */
+  int gpus;            /* GPUs (sub-domains) this rank drives: multi-thread; 1 for the others */
+  double cpu_fraction; /* hybrid: the CPU's share of the rank's rows, resolved from 'auto' */
 } tetfv_ctx;
 
 /* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
@@ -179,6 +242,10 @@ typedef struct tetfv_variant {
 } tetfv_variant;
 
 extern const tetfv_variant tetfv_cpu;
+extern const tetfv_variant tetfv_naive;
+extern const tetfv_variant tetfv_two_stream;
+extern const tetfv_variant tetfv_multi_thread;
+extern const tetfv_variant tetfv_hybrid;
 
 #ifdef __cplusplus
 }

@@ -267,3 +267,242 @@ TEST(tetfvPartition, SendListsMatchGhostRangesAndRowsAreCopied) {
   tetfv_matrix_free(&g);
   tetfv_mesh_free(&m);
 }
+
+// --- the second tier (split.c) and the GPU storage, checked on the host ---------------------
+namespace {
+
+// The box, assembled with corrected fluxes (rows up to 16 wide), and a random field.
+struct Problem {
+  tetfv_mesh m;
+  tetfv_matrix g;
+  std::vector<double> u0;
+  explicit Problem(int n) {
+    tetfv_mesh_box(&m, n, 0.3, 1, 5);
+    char err[256];
+    EXPECT_EQ(tetfv_mesh_connect(&m, err, sizeof err), 0) << err;
+    tetfv_params p = params("corrected", "neumann", 2.0);
+    p.init = "random";
+    tetfv_assembly_info info;
+    tetfv_assemble(&p, &m, &g, &info);
+    u0.resize(m.ncells);
+    for (int c = 0; c < m.ncells; ++c) u0[c] = tetfv_initial(&p, c, m.centroid + 3 * c);
+  }
+  ~Problem() {
+    tetfv_matrix_free(&g);
+    tetfv_mesh_free(&m);
+  }
+};
+
+// Row i of a launch range [r0, r1) stored by tetfv_block_rows, computed as the kernels do:
+// the blocked rows with their slots TETFV_GPU_B apart, the remainder row-major.
+double blocked_row(const std::vector<double> &D, const std::vector<double> &A, const std::vector<int> &I, int r0,
+                   const double *u, int i) {
+  const int r = i - r0, nblk_rows = (int)D.size() / TETFV_GPU_B * TETFV_GPU_B;
+  if (r < nblk_rows) {
+    const size_t slot0 = (size_t)(r / TETFV_GPU_B) * TETFV_W * TETFV_GPU_B + r % TETFV_GPU_B;
+    return tetfv_row_at(D[r], A.data() + slot0, I.data() + slot0, TETFV_GPU_B, u, i);
+  }
+  return tetfv_row_at(D[r], A.data() + (size_t)TETFV_W * r, I.data() + (size_t)TETFV_W * r, 1, u, i);
+}
+
+struct Range {
+  int r0, r1;
+  std::vector<double> D, A;
+  std::vector<int> I;
+  Range(const tetfv_matrix *z, int a, int b) : r0(a), r1(b), D(b - a), A((size_t)(b - a) * TETFV_W), I(A.size()) {
+    tetfv_block_rows(z, a, b, D.data(), A.data(), I.data());
+  }
+};
+
+}  // namespace
+
+// Entry j of row r of block b sits at [b][j][r]; the remainder rows follow row-major; and the
+// strided row gives the row-major row's bits.
+TEST(tetfvBlocked, ColumnMajorBlocksThenRowMajorRemainder) {
+  Problem pb(4);  // 384 rows
+  const tetfv_matrix &z = pb.g;
+  for (int r0 : {0, 5}) {
+    const int r1 = z.n - 3, n = r1 - r0, nblk = n / TETFV_GPU_B;
+    Range s(&z, r0, r1);
+    for (int b = 0; b < nblk; ++b)
+      for (int j = 0; j < TETFV_W; ++j)
+        for (int r = 0; r < TETFV_GPU_B; ++r) {
+          const size_t at = ((size_t)b * TETFV_W + j) * TETFV_GPU_B + r, row = (size_t)r0 + b * TETFV_GPU_B + r;
+          ASSERT_EQ(s.A[at], z.A[TETFV_W * row + j]);
+          ASSERT_EQ(s.I[at], z.I[TETFV_W * row + j]);
+        }
+    for (int r = nblk * TETFV_GPU_B; r < n; ++r)
+      for (int j = 0; j < TETFV_W; ++j) {
+        ASSERT_EQ(s.A[(size_t)TETFV_W * r + j], z.A[(size_t)TETFV_W * (r0 + r) + j]);
+        ASSERT_EQ(s.I[(size_t)TETFV_W * r + j], z.I[(size_t)TETFV_W * (r0 + r) + j]);
+      }
+    for (int i = r0; i < r1; ++i) {
+      const double a = blocked_row(s.D, s.A, s.I, r0, pb.u0.data(), i);
+      const double b = tetfv_row(z.D, z.A, z.I, pb.u0.data(), i);
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "row " << i;
+    }
+  }
+}
+
+// The categories of a split say the truth: bulk rows read only rows of their own device;
+// rows another device reads lie in [BOTH, IMPORT), rows other ranks read in [MPI, DEV); the
+// renumbering is a bijection that moves rows whole.
+TEST(tetfvSplit, CategoriesAndRenumbering) {
+  Problem pb(3);
+  std::vector<int> part(pb.m.ncells);
+  char err[256];
+  ASSERT_EQ(tetfv_partition(&pb.m, 3, part.data(), err, sizeof err), 0) << err;
+  tetfv_local l;
+  tetfv_local_build(&pb.g, part.data(), 1, "rcm", 16, &l);
+  // Hybrid CPU shares below and above the MPI separator's size.
+  const int below = l.nsep / 2, above = (l.nsep + l.nown) / 2;
+  ASSERT_GT(below, 0);
+  ASSERT_LT(above, l.nown);
+  for (int ndev : {1, 2, 3}) {
+    for (int hybrid : {0, below, above}) {
+      if (hybrid && ndev != 2) continue;
+      std::vector<int> dev(l.nown);
+      if (hybrid) tetfv_assign_cpu_rows(&l, hybrid, dev.data());
+      else tetfv_partition_rows(&l, ndev, dev.data());
+      tetfv_split s;
+      tetfv_split_build(&l, ndev, dev.data(), &s);
+      const int nown = l.nown;
+      std::vector<int> seen(nown, 0), owner(nown);
+      for (int r = 0; r < nown; ++r) {
+        ASSERT_GE(s.newpos[r], 0);
+        ASSERT_LT(s.newpos[r], nown);
+        seen[s.newpos[r]]++;
+        owner[s.newpos[r]] = dev[r];
+        EXPECT_EQ(s.l.m.D[s.newpos[r]], l.m.D[r]);
+        for (int j = 0; j < TETFV_W; ++j) {
+          EXPECT_EQ(s.l.m.A[TETFV_W * s.newpos[r] + j], l.m.A[TETFV_W * r + j]);
+          EXPECT_EQ(s.l.gid[s.l.m.I[TETFV_W * s.newpos[r] + j]], l.gid[l.m.I[TETFV_W * r + j]]);
+        }
+      }
+      for (int v : seen) ASSERT_EQ(v, 1);
+      for (int d = 0; d < ndev; ++d)
+        for (int r = tetfv_split_at(&s, d, 0); r < tetfv_split_at(&s, d, TETFV_NCAT); ++r) ASSERT_EQ(owner[r], d);
+      EXPECT_EQ(tetfv_split_at(&s, ndev - 1, TETFV_NCAT), nown);
+      auto in = [&](int r, int d, int k0, int k1) {
+        return r >= tetfv_split_at(&s, d, k0) && r < tetfv_split_at(&s, d, k1);
+      };
+      for (int r = 0; r < nown; ++r) {
+        const int d = owner[r];
+        for (int j = 0; j < TETFV_W; ++j) {
+          const int c = s.l.m.I[TETFV_W * r + j];
+          const bool foreign = c >= nown || owner[c] != d;
+          if (foreign) {
+            EXPECT_TRUE(in(r, d, TETFV_CAT_MPI, TETFV_CAT_BULK)) << "a bulk row reads outside its device";
+          }
+          if (c < nown && owner[c] != d) {
+            EXPECT_TRUE(in(c, owner[c], TETFV_CAT_BOTH, TETFV_CAT_IMPORT)) << "an exported row outside [BOTH, IMPORT)";
+            EXPECT_TRUE(s.reads[d * ndev + owner[c]]);
+          }
+          if (c >= nown) {
+            EXPECT_TRUE(s.reads_ghosts[d]);
+          }
+        }
+      }
+      for (int k = 0; k < s.l.send_off[s.l.nsend]; ++k) {
+        const int r = s.l.send_idx[k];
+        EXPECT_TRUE(in(r, owner[r], TETFV_CAT_MPI, TETFV_CAT_DEV)) << "a sent row outside [MPI, DEV)";
+        EXPECT_EQ(s.l.gid[r], l.gid[l.send_idx[k]]);
+      }
+      if (hybrid) {  // the CPU takes the MPI separator first: all of it, or only separator rows
+        int ncpu = 0, sep_on_cpu = 0;
+        for (int v : dev) ncpu += v;
+        EXPECT_EQ(ncpu, hybrid);
+        std::vector<char> sent(nown, 0);
+        for (int k = 0; k < l.send_off[l.nsend]; ++k) sent[l.send_idx[k]] = 1;
+        for (int r = 0; r < nown; ++r) sep_on_cpu += sent[r] && dev[r];
+        EXPECT_EQ(sep_on_cpu, hybrid == above ? l.nsep : hybrid);
+      }
+      tetfv_split_free(&s);
+    }
+  }
+  tetfv_local_free(&l);
+}
+
+// The GPU variants' data flow, emulated on the host: ranks x devices, each device holding
+// whole-length fields of its rank's part and computing its launch ranges from the blocked
+// storage; after each step the rows other devices read are copied, as one range, into the
+// readers' fields (multi-thread's peer copies, hybrid's CPU<->GPU copies), and the send lists
+// of the owning devices go into the ghost ranges of the receiving rank's devices (MPI). The
+// gathered field must equal the serial oracle bit for bit, for every split the variants use.
+TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
+  Problem pb(3);
+  const int steps = 7, N = pb.m.ncells;
+  std::vector<double> ref(N);
+  tetfv_reference(&pb.g, pb.u0.data(), steps, ref.data());
+  struct Case { int ranks, ndev; int cpu_share_pct; };  // cpu_share_pct >= 0: hybrid (2 devices)
+  for (const Case &k : {Case{1, 1, -1}, Case{2, 1, -1}, Case{3, 1, -1}, Case{1, 3, -1}, Case{2, 2, -1}, Case{3, 4, -1},
+                        Case{1, 2, 0}, Case{1, 2, 30}, Case{2, 2, 2}, Case{2, 2, 50}, Case{3, 2, 95}}) {
+    std::vector<int> part(N);
+    char err[256];
+    ASSERT_EQ(tetfv_partition(&pb.m, k.ranks, part.data(), err, sizeof err), 0) << err;
+    std::vector<tetfv_local> l(k.ranks);
+    std::vector<tetfv_split> s(k.ranks);
+    // fields[rank][device][parity]
+    std::vector<std::vector<std::vector<std::vector<double>>>> f(k.ranks);
+    std::vector<std::vector<int>> owner(k.ranks);
+    for (int r = 0; r < k.ranks; ++r) {
+      tetfv_local_build(&pb.g, part.data(), r, "metis", 16, &l[r]);
+      std::vector<int> dev(l[r].nown);
+      if (k.cpu_share_pct >= 0) tetfv_assign_cpu_rows(&l[r], l[r].nown * k.cpu_share_pct / 100, dev.data());
+      else tetfv_partition_rows(&l[r], k.ndev, dev.data());
+      tetfv_split_build(&l[r], k.ndev, dev.data(), &s[r]);
+      const int n = l[r].nown + l[r].nghost;
+      std::vector<double> start(n), perm(n);
+      for (int a = 0; a < n; ++a) start[a] = pb.u0[l[r].gid[a]];
+      tetfv_split_permute(&s[r], start.data(), perm.data());
+      f[r].assign(k.ndev, {perm, perm});
+      owner[r].resize(l[r].nown);
+      for (int d = 0; d < k.ndev; ++d)
+        for (int i = tetfv_split_at(&s[r], d, 0); i < tetfv_split_at(&s[r], d, TETFV_NCAT); ++i) owner[r][i] = d;
+    }
+    for (int t = 0; t < steps; ++t) {
+      const int p = t % 2, q = 1 - p;
+      for (int r = 0; r < k.ranks; ++r)
+        for (int d = 0; d < k.ndev; ++d) {  // boundary range, then bulk range
+          const int cut[3] = {tetfv_split_at(&s[r], d, TETFV_CAT_MPI), tetfv_split_at(&s[r], d, TETFV_CAT_BULK),
+                              tetfv_split_at(&s[r], d, TETFV_NCAT)};
+          for (int g = 0; g < 2; ++g) {
+            Range rg(&s[r].l.m, cut[g], cut[g + 1]);
+            for (int i = cut[g]; i < cut[g + 1]; ++i)
+              f[r][d][q][i] = blocked_row(rg.D, rg.A, rg.I, cut[g], f[r][d][p].data(), i);
+          }
+        }
+      for (int r = 0; r < k.ranks; ++r)  // rows other devices read, one range per reader
+        for (int d = 0; d < k.ndev; ++d)
+          for (int e = 0; e < k.ndev; ++e)
+            if (e != d && s[r].reads[e * k.ndev + d])
+              for (int i = tetfv_split_at(&s[r], d, TETFV_CAT_BOTH); i < tetfv_split_at(&s[r], d, TETFV_CAT_IMPORT); ++i)
+                f[r][e][q][i] = f[r][d][q][i];
+      for (int r = 0; r < k.ranks; ++r)  // MPI: send lists from the owning devices into the ghost ranges
+        for (int m = 0; m < s[r].l.nsend; ++m) {
+          const int peer = s[r].l.send_peer[m];
+          int slot = -1;
+          for (int a = 0; a < s[peer].l.nrecv; ++a)
+            if (s[peer].l.recv_peer[a] == r) slot = a;
+          ASSERT_GE(slot, 0);
+          const int base = s[peer].l.nown + s[peer].l.recv_off[slot];
+          for (int j = s[r].l.send_off[m]; j < s[r].l.send_off[m + 1]; ++j) {
+            const int row = s[r].l.send_idx[j];
+            const double v = f[r][owner[r][row]][q][row];
+            for (int e = 0; e < k.ndev; ++e)
+              if (s[peer].reads_ghosts[e]) f[peer][e][q][base + j - s[r].l.send_off[m]] = v;
+          }
+        }
+    }
+    std::vector<double> got(N, -1.0);
+    for (int r = 0; r < k.ranks; ++r)
+      for (int i = 0; i < s[r].l.nown; ++i) got[s[r].l.gid[i]] = f[r][owner[r][i]][steps % 2][i];
+    for (int c = 0; c < N; ++c)
+      ASSERT_EQ(std::memcmp(&got[c], &ref[c], sizeof(double)), 0)
+          << "cell " << c << " ranks " << k.ranks << " devices " << k.ndev << " cpu% " << k.cpu_share_pct;
+    for (int r = 0; r < k.ranks; ++r) {
+      tetfv_split_free(&s[r]);
+      tetfv_local_free(&l[r]);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# tetfv_sweep.sh MODE OUT.jsonl [BIN]: the tetfv benchmark runs (issue 5). Every run appends
+# one kit.result/1 line to OUT.jsonl. The large meshes skip the serial oracle (the row-sum,
+# conservation and mode-decay checks stay); the tests check every variant bit for bit.
+#   single : one GPU, box:150 (20.25 M cells, Paper III's size class): naive, two-stream,
+#            hybrid auto, multi-thread; two-stream on the shuffled mesh without and with RCM
+#   hybrid : one GPU, box:150, the CPU-fraction sweep 0..10% and auto (Paper III Table 1)
+#   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
+mode=$1; out=$2; bin=${3:-build/bin/tetfv}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sweep_lib.sh"
+big="--mesh box:150 --iters 50 --reps 3 --skip-oracle"
+case $mode in
+  single)
+    for v in naive two-stream hybrid; do run "$bin" --variant $v $big --reorder none; done
+    run "$bin" --variant multi-thread --gpus 1 $big --reorder none
+    # Memory order matters: a shuffled mesh as read, then reordered by reverse Cuthill-McKee
+    # (METIS blocks take minutes of serial set-up at this size; see the README).
+    run "$bin" --variant two-stream $big --shuffle --reorder none
+    run "$bin" --variant two-stream --mesh box:100 --iters 50 --reps 3 --skip-oracle --shuffle --reorder rcm
+    run "$bin" --variant two-stream --mesh box:100 --iters 50 --reps 3 --skip-oracle --shuffle --reorder none ;;
+  hybrid)
+    for f in 0 0.01 0.02 0.03 0.05 0.1 auto; do run "$bin" --variant hybrid --cpu-fraction $f $big --reorder none; done ;;
+  cpu)
+    run "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3
+    OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3 ;;
+  *) echo "usage: tetfv_sweep.sh single|hybrid|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
