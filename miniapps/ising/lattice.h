@@ -117,6 +117,12 @@ static inline KIT_HD int ising_field(uint8_t j, int xp, int yp, int zp, int xm, 
          (1 - 2 * (int)((j >> 3) & 1)) * xm + (1 - 2 * (int)((j >> 4) & 1)) * ym + (1 - 2 * (int)((j >> 5) & 1)) * zm;
 }
 
+/* exp(-dE/T) for dE = 4, 8, 12. A select rather than r->w[dE / 4 - 1]: a run-time index into
+ * the rules would put them in GPU local memory. */
+static inline KIT_HD double ising_accept(const ising_rules *r, int dE) {
+  return dE == 4 ? r->w[0] : dE == 8 ? r->w[1] : r->w[2];
+}
+
 /* One Metropolis update of spin `spin` at logical site s (colour c, sweep t) in field h:
  * dE = 2 s h; flip if dE <= 0, else flip if u < exp(-dE/T). The random number is drawn
  * only when it decides, as every implementation does. */
@@ -126,7 +132,7 @@ static inline KIT_HD int8_t ising_metropolis(const ising_rules *r, int sample, u
   if (dE <= 0) return (int8_t)-spin;
   const uint32_t half = s >> 1;
   const double u = ising_u(r, sample, half >> 2, t, (uint32_t)colour, 3, (int)(half & 3));
-  return u < r->w[dE / 4 - 1] ? (int8_t)-spin : spin;
+  return u < ising_accept(r, dE) ? (int8_t)-spin : spin;
 }
 
 /* --- the sliced layout (Lulli et al. Sec. II; README.md has the figure) ----------------
@@ -254,8 +260,13 @@ static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_bl
   ising_load4(spin + ising_part_offset(b, l + 1, 1 - c) + ks + (size_t)y * HX + i0, up);
   ising_load4(spin + ising_part_offset(b, l - 1, 1 - c) + ks + (size_t)y * HX + i0, dn);
   int h[4], draw = 0;
+  /* Constant indices once unrolled (px picks between two), so the arrays stay in registers. */
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
   for (int q = 0; q < 4; ++q) {
-    h[q] = ising_field((uint8_t)jb[q], xs[q + px + 1], ns[q], up[q], xs[q + px], ss[q], dn[q]);
+    const int8_t xp = px ? xs[q + 2] : xs[q + 1], xm = px ? xs[q + 1] : xs[q];
+    h[q] = ising_field((uint8_t)jb[q], xp, ns[q], up[q], xm, ss[q], dn[q]);
     draw |= 2 * own[q] * h[q] > 0;
   }
   kit_philox4x32 u = {{0, 0, 0, 0}};
@@ -265,11 +276,14 @@ static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_bl
     const kit_philox_key key = {{r->seed, (uint32_t)k}};
     u = kit_philox4x32_10(ctr, key);
   }
+  /* Site q has s = s0 + 2 q and s0 = 8 m + px, so its word, (s >> 1) & 3, is q. */
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
   for (int q = 0; q < 4; ++q) {
-    const uint32_t s = s0 + 2u * (uint32_t)q;
     const int dE = 2 * own[q] * h[q];
     if (dE <= 0) own[q] = (int8_t)-own[q];
-    else if (kit_u01(u.v[(s >> 1) & 3]) < r->w[dE / 4 - 1]) own[q] = (int8_t)-own[q];
+    else if (kit_u01(u.v[q]) < ising_accept(r, dE)) own[q] = (int8_t)-own[q];
   }
   ising_store4(spin + at, own);
 }

@@ -183,8 +183,8 @@ int main(int argc, char **argv) {
   opts[n].type = KIT_OPT_END;
 
   const int front = kit_front_door(&env, argc, argv, opts, "lbm",
-      "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu "
-      "(naive two-stream multi-thread hybrid: not yet)",
+      "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu naive "
+      "two-stream multi-thread hybrid",
       &p.run, describe);
   if (front >= 0) return kit_finalize(front);
 

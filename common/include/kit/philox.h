@@ -45,6 +45,9 @@ static inline KIT_HD double kit_philox_uniform(uint32_t k0, uint32_t k1, uint32_
                                                uint32_t c2, uint32_t c3, int word) {
   kit_philox4x32 c = {{c0, c1, c2, c3}};
   kit_philox_key k = {{k0, k1}};
-  return kit_u01(kit_philox4x32_10(c, k).v[word & 3]);
+  const kit_philox4x32 r = kit_philox4x32_10(c, k);
+  /* A select, not r.v[word & 3]: a run-time index would put r in GPU local memory. */
+  const int w = word & 3;
+  return kit_u01(w == 0 ? r.v[0] : w == 1 ? r.v[1] : w == 2 ? r.v[2] : r.v[3]);
 }
 #endif

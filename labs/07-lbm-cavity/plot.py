@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""plot.py [DIR] [--outdir DIR] [--date TEXT]: lab 07 (the lbm lid-driven cavity).
+
+DIR is a folder of lbm runs (default: labs/data/h200-2026-11-23, the bundled H200 data) that
+holds what labs/scripts/lbm_sweep.sh writes:
+
+  *.jsonl                 kit.result/1 lines (docs/output-schema.md) of app lbm
+  cavity*.csv             centre-line profiles (--profile), columns line,source,s,velocity
+  ceilings.txt            the kit's ceiling cache (device and host triads), optional
+
+and writes into --outdir (default: this lab's folder for the bundled data, else DIR)
+
+  lbm_performance.csv     one row per timed run (not the --until-steady ones): variant, size,
+                          GPUs, GLUP/s, GB/s, the fraction of the device triad, the fraction of
+                          the ceiling the app reported (hybrid's ceiling adds the host triad),
+                          and the issue-4 bound 0.8 x triad / 304 B
+  lbm_performance.png     GLUP/s per variant and size against the triad bound and the 80% line
+  cavity_errors.csv       one row per Re = 1000 cavity run: steps to steady, the AK2005
+                          errors the app reported, the same errors recomputed here from the
+                          profile CSV (a check on both), and the observed order of convergence
+                          between consecutive resolutions at the same lid velocity
+  cavity_profiles.png     ux(z) on the vertical centre line and uz(x) on the horizontal one,
+                          every profile CSV against the Albensoeder & Kuhlmann (2005) points,
+                          and the pointwise error at those points
+
+The title names the device in the JSON lines and the date: --date, else a YYYY-MM-DD in the
+folder name, else today. Standard library + matplotlib (the CSVs are written without it).
+"""
+import argparse
+import csv
+import datetime
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT = os.path.normpath(os.path.join(HERE, "..", "data", "h200-2026-11-23"))
+BYTES_PER_CELL = 304.0   # two lattices, 19 doubles read and 19 written (miniapps/lbm/README.md)
+WALL_BAND = 0.06         # miniapps/lbm/verify.h LBM_AK_WALL_BAND: "interior" points
+AK_TOL = 0.03            # miniapps/lbm/verify.c AK_TOL_INTERIOR, AK_TOL_EXTREMA (x U)
+# The published extrema the app compares with (ak2005.h, in our frame): ux(z) min; uz(x) max, min.
+AK_EXT = {"ux_along_z": (-0.27293, None), "uz_along_x": (-0.43423, 0.24407)}
+
+PERF_COLS = ["variant", "size", "ranks", "gpus", "cpu_fraction", "steps", "reps", "time_per_step_ms",
+             "mlups", "glups", "bandwidth_GBs", "device_triad_GBs", "fraction_of_device_triad",
+             "ceiling_GBs", "fraction_of_ceiling_reported", "bound_glups", "target_glups_80pct",
+             "oracle", "verify", "device"]
+CAV_COLS = ["size", "lid_velocity", "mach", "tau", "steps_to_steady", "time_s", "glups",
+            "ak2005_max_err", "ak2005_rms_err", "ak2005_max_err_interior", "ak2005_extrema_err",
+            "recomputed_max_err", "recomputed_interior_err", "recomputed_extrema_err",
+            "order_max_vs_prev", "order_rms_vs_prev", "order_interior_vs_prev", "order_extrema_vs_prev",
+            "ak2005_profiles", "mass", "mirror_symmetry", "steady_state", "verify", "profile_csv"]
+
+
+def load_jsonl(folder):
+    recs = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as e:
+                    sys.exit(f"plot.py: {path}:{n}: not JSON ({e})")
+                if r.get("schema") == "kit.result/1" and r.get("app") == "lbm":
+                    recs.append(r)
+    return recs
+
+
+def device_triad(folder, recs):
+    """The device triad of the run: from ceilings.txt, else from a GPU-only record."""
+    path = os.path.join(folder, "ceilings.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("device-triad:"):
+                return float(line.split("\t")[-1])
+    for r in recs:
+        if r.get("ceiling_source", "").startswith("device triad") and r["gpus"] > 0:
+            return r["ceiling_GBs"] / r["gpus"]
+    return None
+
+
+def check(r, name):
+    return next((c["status"] for c in r["verify"].get("checks", []) if c["name"] == name), "")
+
+
+def size_of(p):
+    return f"{p['nx']}^3" if p["nx"] == p["ny"] == p["nz"] else f"{p['nx']}x{p['ny']}x{p['nz']}"
+
+
+def perf_rows(recs, triad):
+    rows = []
+    for r in recs:
+        p = r["params"]
+        if p.get("until_steady") or r["gpus"] == 0 and r["variant"] != "cpu":
+            continue
+        t = r["time_s"]
+        steps = t.get("steps") or p["steps"]
+        cells = p["nx"] * p["ny"] * p["nz"]
+        tri = triad * r["gpus"] if triad and r["gpus"] else None
+        bound = tri / BYTES_PER_CELL if tri else None
+        rows.append({
+            "variant": r["variant"], "size": size_of(p), "ranks": r["ranks"], "gpus": r["gpus"],
+            "cpu_fraction": "" if r.get("cpu_fraction") is None else r["cpu_fraction"],
+            "steps": steps, "reps": t.get("reps", ""),
+            "time_per_step_ms": round(1e3 * t["median"] / steps, 5),
+            "mlups": round(cells * steps / t["median"] * 1e-6, 1),
+            "glups": round(cells * steps / t["median"] * 1e-9, 3),
+            "bandwidth_GBs": round(r["bandwidth_GBs"], 1),
+            "device_triad_GBs": round(tri, 1) if tri else "",
+            "fraction_of_device_triad": round(r["bandwidth_GBs"] / tri, 4) if tri else "",
+            "ceiling_GBs": round(r["ceiling_GBs"], 1),
+            "fraction_of_ceiling_reported": round(r["fraction_of_ceiling"], 4),
+            "bound_glups": round(bound, 2) if bound else "",
+            "target_glups_80pct": round(0.8 * bound, 2) if bound else "",
+            "oracle": check(r, "oracle"), "verify": r["verify"]["status"], "device": r["device"],
+        })
+    order = {"naive": 0, "two-stream": 1, "hybrid": 2, "multi-thread": 3, "cpu": 4}
+    rows.sort(key=lambda x: (x["gpus"], int(x["size"].split("^")[0].split("x")[0]), order.get(x["variant"], 9),
+                             x["ranks"]))
+    return rows
+
+
+def load_profile(path):
+    """{line: {source: ([s], [v])}} and the header comment."""
+    d, head = {}, ""
+    with open(path) as f:
+        lines = []
+        for line in f:
+            if line.startswith("#"):
+                head = head or line[1:].strip()
+            else:
+                lines.append(line)
+    for r in csv.DictReader(lines):
+        s, v = d.setdefault(r["line"], {}).setdefault(r["source"], ([], []))
+        s.append(float(r["s"]))
+        v.append(float(r["velocity"]))
+    return d, head
+
+
+def profile_at(s, v, wall0, wall1, s0):
+    """Linear interpolation with the wall values at s = 0 and 1 (verify.c lbm_profile_at)."""
+    n = len(s)
+    if s0 <= s[0]:
+        return wall0 + (v[0] - wall0) * (s0 / s[0])
+    if s0 >= s[-1]:
+        return v[-1] + (wall1 - v[-1]) * ((s0 - s[-1]) / (1.0 - s[-1]))
+    m = 0
+    while m + 1 < n - 1 and s[m + 1] < s0:
+        m += 1
+    return v[m] + (v[m + 1] - v[m]) * ((s0 - s[m]) / (s[m + 1] - s[m]))
+
+
+def errors(prof):
+    """Pointwise errors at the interior reference points, as verify.c lbm_ak2005_compare."""
+    out = {"points": {}, "max": 0.0, "interior": 0.0, "extrema": 0.0}
+    for line, wall1 in (("ux_along_z", 1.0), ("uz_along_x", 0.0)):
+        s, v = prof[line]["lbm"]
+        n = len(s)
+        s = [(m + 0.5) / n for m in range(n)]  # the cell centres, unrounded
+        rs, rv = prof[line]["albensoeder_kuhlmann_2005"]
+        pts = []
+        for s0, ref in list(zip(rs, rv))[1:-1]:  # the end points are the walls themselves
+            d = profile_at(s, v, 0.0, wall1, s0) - ref
+            pts.append((s0, d))
+            out["max"] = max(out["max"], abs(d))
+            if WALL_BAND <= s0 <= 1.0 - WALL_BAND:
+                out["interior"] = max(out["interior"], abs(d))
+        lo, hi = AK_EXT[line]
+        e = abs(min(v) - lo)
+        if hi is not None:
+            e = max(e, abs(max(v) - hi))
+        out["extrema"] = max(out["extrema"], e)
+        out["points"][line] = pts
+    return out
+
+
+def header_n_u(head):
+    m = re.search(r"(\d+) x (\d+) x (\d+) cells, Re ([\d.e+-]+), U ([\d.e+-]+)", head)
+    return (int(m.group(1)), float(m.group(5)), float(m.group(4))) if m else (None, None, None)
+
+
+def cavity_rows(recs, profiles):
+    rows = []
+    for r in recs:
+        p, res = r["params"], r.get("results", {})
+        if p.get("case") != "cavity" or "ak2005_max_err" not in res or not p.get("until_steady"):
+            continue
+        n, u = p["nx"], p["velocity"]
+        prof = next((pp for pp in profiles if pp["n"] == n and abs(pp["u"] - u) < 1e-12), None)
+        e = errors(prof["data"]) if prof else None
+        steps = res.get("steps_to_steady", p["steps"])
+        rows.append({
+            "size": size_of(p), "lid_velocity": u, "mach": round(u * math.sqrt(3.0), 4),
+            "tau": p["tau"], "steps_to_steady": steps, "time_s": round(r["time_s"]["median"], 3),
+            "glups": round(p["nx"] * p["ny"] * p["nz"] * steps / r["time_s"]["median"] * 1e-9, 3),
+            "ak2005_max_err": round(res["ak2005_max_err"], 5), "ak2005_rms_err": round(res["ak2005_rms_err"], 5),
+            "ak2005_max_err_interior": round(res["ak2005_max_err_interior"], 5),
+            "ak2005_extrema_err": round(res["ak2005_extrema_err"], 5),
+            "recomputed_max_err": round(e["max"], 5) if e else "",
+            "recomputed_interior_err": round(e["interior"], 5) if e else "",
+            "recomputed_extrema_err": round(e["extrema"], 5) if e else "",
+            "ak2005_profiles": check(r, "ak2005_profiles"), "mass": check(r, "mass"),
+            "mirror_symmetry": check(r, "mirror_symmetry"), "steady_state": check(r, "steady_state"),
+            "verify": r["verify"]["status"], "profile_csv": os.path.basename(prof["path"]) if prof else "",
+            "_n": n,
+        })
+    rows.sort(key=lambda x: (x["lid_velocity"], x["_n"]))
+    for a, b in zip(rows, rows[1:]):  # observed order p = ln(e_a / e_b) / ln(n_b / n_a)
+        if a["lid_velocity"] != b["lid_velocity"]:
+            continue
+        for key, col in (("ak2005_max_err", "max"), ("ak2005_rms_err", "rms"),
+                         ("ak2005_max_err_interior", "interior"), ("ak2005_extrema_err", "extrema")):
+            ea, eb = a[key], b[key]
+            if ea > 0 and eb > 0 and math.isfinite(ea) and math.isfinite(eb):
+                b[f"order_{col}_vs_prev"] = round(math.log(ea / eb) / math.log(b["_n"] / a["_n"]), 2)
+    return rows
+
+
+def write_csv(path, cols, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def show(cols, rows):
+    width = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r.get(c, "")).ljust(width[c]) for c in cols))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data", nargs="?", default=DEFAULT)
+    ap.add_argument("--outdir")
+    ap.add_argument("--date")
+    a = ap.parse_args()
+    folder = os.path.normpath(a.data)
+    if not os.path.isdir(folder):
+        sys.exit(f"plot.py: {folder}: not a folder (give the folder of the JSON lines and profile CSVs)")
+    outdir = a.outdir or (HERE if os.path.samefile(folder, DEFAULT) else folder)
+    recs = load_jsonl(folder)
+    if not recs:
+        sys.exit(f"plot.py: no lbm kit.result/1 lines in {folder}/*.jsonl")
+    failed = [r for r in recs if r["verify"]["status"] == "FAILED"]
+    if failed:
+        print(f"plot.py: left out {len(failed)} run(s) whose verification FAILED", file=sys.stderr)
+        recs = [r for r in recs if r["verify"]["status"] != "FAILED"]
+    triad = device_triad(folder, recs)
+    devices = sorted({r["device"] for r in recs})
+    m = re.search(r"\d{4}-\d{2}-\d{2}", folder)
+    date = a.date or (m.group(0) if m else datetime.date.today().isoformat())
+
+    profiles = []
+    for path in sorted(glob.glob(os.path.join(folder, "cavity*.csv"))):
+        data, head = load_profile(path)
+        n, u, re_ = header_n_u(head)
+        if n and "ux_along_z" in data and "albensoeder_kuhlmann_2005" in data["ux_along_z"]:
+            profiles.append({"path": path, "n": n, "u": u, "re": re_, "head": head, "data": data})
+
+    perf = perf_rows(recs, triad)
+    cav = cavity_rows(recs, profiles)
+    os.makedirs(outdir, exist_ok=True)
+    if perf:
+        write_csv(os.path.join(outdir, "lbm_performance.csv"), PERF_COLS, perf)
+        show(["variant", "size", "ranks", "gpus", "mlups", "bandwidth_GBs", "fraction_of_device_triad",
+              "target_glups_80pct", "oracle", "verify"], perf)
+    if cav:
+        write_csv(os.path.join(outdir, "cavity_errors.csv"), CAV_COLS, cav)
+        print()
+        show(["size", "lid_velocity", "tau", "steps_to_steady", "ak2005_max_err", "ak2005_rms_err",
+              "ak2005_max_err_interior", "ak2005_extrema_err", "recomputed_max_err", "order_max_vs_prev",
+              "ak2005_profiles", "verify"], cav)
+        for r in cav:  # the recomputation must agree with what the app reported
+            if r["recomputed_max_err"] != "" and abs(r["recomputed_max_err"] - r["ak2005_max_err"]) > 2e-5:
+                print(f"plot.py: warning: {r['size']} U {r['lid_velocity']}: recomputed max error "
+                      f"{r['recomputed_max_err']} differs from the reported {r['ak2005_max_err']}", file=sys.stderr)
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot.py: matplotlib not installed: CSVs written, no PNG", file=sys.stderr)
+        return
+    where = f"{', '.join(devices)}, {date}"
+
+    if perf:
+        def label(r):
+            if r["variant"] == "hybrid" and r["cpu_fraction"] != "":
+                v = f"hybrid (CPU share {r['cpu_fraction']})"
+            else:
+                v = r["variant"]
+            return f"{v}, {r['ranks']} ranks" if r["ranks"] > 1 else v
+        sizes = sorted({r["size"] for r in perf}, key=lambda s: int(s.split("^")[0].split("x")[0]))
+        labels = list(dict.fromkeys(label(r) for r in perf))
+        gpus = {r["gpus"] for r in perf}
+        mega = max(r["mlups"] for r in perf) < 500  # CPU runs: MLUP/s
+        scale, unit = (1e3, "MLUP/s") if mega else (1.0, "GLUP/s")
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        w = 0.8 / max(1, len(labels))
+        for j, lab in enumerate(labels):
+            xs, ys = [], []
+            for i, s in enumerate(sizes):
+                r = next((r for r in perf if label(r) == lab and r["size"] == s), None)
+                if r:
+                    xs.append(i + (j - (len(labels) - 1) / 2) * w)
+                    ys.append(r["mlups"] * 1e-3 * scale)
+            bars = ax.bar(xs, ys, width=w, label=lab)
+            ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
+        top = max(r["mlups"] for r in perf) * 1e-3 * scale
+        if triad and gpus == {1}:
+            bound = triad / BYTES_PER_CELL * scale
+            ax.axhline(bound, color="k", lw=1, label=f"triad / 304 B = {bound:.2f}")
+            ax.axhline(0.8 * bound, color="k", lw=1, ls="--", label=f"80% (issue 4) = {0.8 * bound:.2f}")
+            top = max(top, bound)
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels([f"{s} cells" for s in sizes])
+        ax.set_ylabel(f"{unit} (double)")
+        ax.set_ylim(0, top * 1.3)
+        what = "one GPU" if gpus == {1} else ("CPU" if gpus == {0} else "GPUs " + "/".join(map(str, sorted(gpus))))
+        ax.set_title(f"lbm D3Q19, cavity, {what}: {where}", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", ncol=3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "lbm_performance.png"), dpi=120)
+        plt.close(fig)
+
+    if profiles:
+        fig, ax = plt.subplots(1, 3, figsize=(13, 4.6), gridspec_kw={"width_ratios": [1, 1, 1.1]})
+        profiles.sort(key=lambda pp: (pp["u"], pp["n"]))
+        for k, pp in enumerate(profiles):
+            d = pp["data"]
+            lab = f"lbm {pp['n']}^3, U = {pp['u']:g}"
+            s, v = d["ux_along_z"]["lbm"]
+            line, = ax[0].plot(v, s, lw=1.2, label=lab)
+            s2, v2 = d["uz_along_x"]["lbm"]
+            ax[1].plot(s2, v2, lw=1.2, color=line.get_color(), label=lab)
+            e = errors(d)
+            for name, mk in (("ux_along_z", "o"), ("uz_along_x", "s")):
+                pts = e["points"][name]
+                ax[2].plot([q[0] for q in pts], [q[1] for q in pts], mk + "-", ms=3.5, lw=0.8,
+                           color=line.get_color(), label=f"{lab}, {'ux(z)' if name == 'ux_along_z' else 'uz(x)'}")
+        d = profiles[0]["data"]  # every profile CSV carries the same reference points
+        rs, rv = d["ux_along_z"]["albensoeder_kuhlmann_2005"]
+        ax[0].plot(rv, rs, "kx", ms=6, mew=1.5, label="Albensoeder & Kuhlmann 2005, Table 5")
+        rs, rv = d["uz_along_x"]["albensoeder_kuhlmann_2005"]
+        ax[1].plot(rs, rv, "kx", ms=6, mew=1.5, label="Albensoeder & Kuhlmann 2005, Table 6")
+        ax[0].set(xlabel="ux / U", ylabel="z  (lid at z = 1, moving in +x)",
+                  title="vertical centre line x = y = 1/2")
+        ax[1].set(xlabel="x", ylabel="uz / U", title="horizontal centre line y = z = 1/2")
+        for band in (WALL_BAND, 1.0 - WALL_BAND):
+            ax[2].axvline(band, color="0.6", lw=0.8, ls=":")
+        ax[2].axhspan(-AK_TOL, AK_TOL, color="0.92", zorder=0, label=f"check tolerance \u00b1{AK_TOL} U (dotted: 0.06 from a wall)")
+        ax[2].axhline(0, color="0.5", lw=0.6)
+        ax[2].set(xlabel="position along the line (z for ux, x for uz)", ylabel="(lbm \u2212 reference) / U",
+                  title="error at the reference points")
+        for a_ in ax:
+            a_.grid(alpha=0.3)
+        ax[0].legend(fontsize=7, loc="lower right")
+        ax[1].legend(fontsize=7, loc="lower left")
+        ax[2].legend(fontsize=6, loc="lower right")
+        fig.suptitle(f"lbm cavity, Re = {profiles[0]['re']:g}, steady (--until-steady 1e-6): {where}", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "cavity_profiles.png"), dpi=120)
+        plt.close(fig)
+    print(f"\nplot.py: wrote {outdir}/"
+          + ", ".join(n for n, ok in (("lbm_performance.csv", perf), ("lbm_performance.png", perf),
+                                      ("cavity_errors.csv", cav), ("cavity_profiles.png", profiles)) if ok))
+
+
+if __name__ == "__main__":
+    main()
