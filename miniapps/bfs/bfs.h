@@ -87,6 +87,14 @@ typedef struct bfs_graph {
  * and builds the local CSR (collective). Self-loops are counted, not stored. */
 void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g);
 void bfs_graph_free(bfs_graph *g);
+/* A sub-CSR of g's block (build.c): the entries whose row-local destination lies in
+ * [lo, hi) (inside = 1) or outside it (inside = 0), over the same ncol sources, each
+ * destination stored minus `shift`. *xoff gets ncol+1 offsets and *adj the entries
+ * (kit_malloc'd; the caller frees them). The GPU variants split the block with it: by the
+ * owner's own row section (two-stream), into row slices per GPU (multi-thread), between
+ * GPU and CPU (hybrid). */
+void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int64_t shift, int64_t **xoff,
+                    uint32_t **adj);
 /* Global vertex of column-local index x. */
 int64_t bfs_col_global(const bfs_graph *g, int64_t x);
 /* A bitmap of the N vertices with at least one edge other than a self-loop (collective). */
@@ -121,7 +129,9 @@ typedef struct bfs_ctx {
   const bfs_params *p;
   const kit_env *env;
   const bfs_graph *g;
-  int transfer; /* BFS_LIST, BFS_BITMAP or BFS_AUTO */
+  int transfer;        /* BFS_LIST, BFS_BITMAP or BFS_AUTO */
+  int gpus;            /* multi-thread: GPUs (threads) this process drives; others 0 or 1 */
+  double cpu_fraction; /* hybrid: the CPU's share of the rank's row vertices; others < 0 */
 } bfs_ctx;
 
 /* The variant contract: the driver owns kernel 1, timing, validation and reporting; a
@@ -140,6 +150,16 @@ typedef struct bfs_variant {
 } bfs_variant;
 
 extern const bfs_variant bfs_cpu;
+#ifdef KIT_HAVE_CUDA
+extern const bfs_variant bfs_naive;        /* naive.c */
+extern const bfs_variant bfs_two_stream;   /* two_stream.c */
+extern const bfs_variant bfs_multi_thread; /* multi_thread.c */
+extern const bfs_variant bfs_hybrid;       /* hybrid.c */
+/* A hybrid state's split: the CPU's row words, the edges it holds, the rank's edges. */
+void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t *edges);
+#endif
+/* GPUs one multi-thread process drives at most (--gpus). */
+#define BFS_MT_MAX_GPUS 16
 
 #ifdef __cplusplus
 }

@@ -225,3 +225,28 @@ int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned) {
   free(displs);
   return all[0] / 2 + all[1];
 }
+
+void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int64_t shift, int64_t **xoff,
+                    uint32_t **adj) {
+  int64_t *off = kit_malloc((size_t)(g->ncol + 1) * sizeof(int64_t), "sub-CSR offsets");
+  off[0] = 0;
+  /* Count, then fill: the order of each source's entries is kept. */
+#pragma omp parallel for schedule(static)
+  for (int64_t x = 0; x < g->ncol; ++x) {
+    int64_t c = 0;
+    for (int64_t e = g->xoff[x]; e < g->xoff[x + 1]; ++e) c += ((int64_t)g->adj[e] >= lo && (int64_t)g->adj[e] < hi) == inside;
+    off[x + 1] = c;
+  }
+  for (int64_t x = 0; x < g->ncol; ++x) off[x + 1] += off[x];
+  uint32_t *a = kit_malloc((size_t)(off[g->ncol] + 1) * sizeof(uint32_t), "sub-CSR adjacency");
+#pragma omp parallel for schedule(static)
+  for (int64_t x = 0; x < g->ncol; ++x) {
+    int64_t k = off[x];
+    for (int64_t e = g->xoff[x]; e < g->xoff[x + 1]; ++e) {
+      const int64_t v = g->adj[e];
+      if ((v >= lo && v < hi) == inside) a[k++] = (uint32_t)(v - shift);
+    }
+  }
+  *xoff = off;
+  *adj = a;
+}

@@ -5,25 +5,20 @@
  * grid row to their owners, who keep the unvisited ones as the next frontier. Messages are
  * lists or bitmaps (--transfer). With one rank it is the CPU baseline.
  * Parents: each rank keeps, per row vertex, the smallest key (level << 44 | parent) it has
- * found; after the last level a MIN reduce-scatter along the row gives every owner the
- * key of the earliest discovery, i.e. a parent at the previous level. Taking the smallest
- * label among those makes the parent array independent of the grid and thread count.
+ * found (claim.h); after the last level a MIN reduce-scatter along the row gives every
+ * owner the key of the earliest discovery, i.e. a parent at the previous level. Taking the
+ * smallest label among those makes the parent array independent of the grid and thread
+ * count.
  *   mpiexec -n 4 build/bin/bfs --variant cpu --scale 12 --grid 2x2 --transfer bitmap */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bfs.h"
 #include "bitmap.h"
+#include "claim.h"
 #include "exchange.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
-
-/* Keys are signed and below 2^63 on purpose: the MPICH of the CPU machines reduces
- * MPI_UINT64_T with MPI_MIN as if it were signed (UINT64_MAX lost to 5), so the reduction
- * runs on MPI_INT64_T with INT64_MAX as "not found". */
-#define KEY_SHIFT 44 /* parent label bits; the level takes the 19 above them */
-#define KEY_NONE INT64_MAX
-#define KEY_MAX_LEVEL ((1 << 19) - 2)
 
 typedef struct cpu_state {
   bfs_ctx c;
@@ -63,20 +58,6 @@ static void *cpu_setup(const bfs_ctx *c) {
   return s;
 }
 
-/* Records that row vertex v was reached from column vertex `from` with key `key`: keeps the
- * smallest key, and marks v as discovered here the first time. Threads race benignly on
- * the same v: compare-and-swap keeps the minimum, only the thread that replaces KEY_NONE
- * sets the bit. */
-static inline void claim(int64_t *best, uint32_t *rowbits, uint32_t v, int64_t key) {
-  int64_t old = __atomic_load_n(&best[v], __ATOMIC_RELAXED);
-  while (key < old) {
-    if (__atomic_compare_exchange_n(&best[v], &old, key, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      if (old == KEY_NONE) __atomic_fetch_or(&rowbits[v >> 5], 1u << (v & 31), __ATOMIC_RELAXED);
-      return;
-    }
-  }
-}
-
 static void cpu_run(void *st, int64_t root) {
   cpu_state *s = st;
   const bfs_graph *g = s->c.g;
@@ -90,7 +71,7 @@ static void cpu_run(void *st, int64_t root) {
   memset(s->visited, 0, (size_t)ow * sizeof(uint32_t));
   memset(s->rowbits, 0, (size_t)rw * sizeof(uint32_t));
 #pragma omp parallel for schedule(static)
-  for (int64_t v = 0; v < g->nrow; ++v) s->best[v] = KEY_NONE;
+  for (int64_t v = 0; v < g->nrow; ++v) s->best[v] = BFS_KEY_NONE;
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < g->own_count; ++k) s->level[k] = -1;
   int64_t count = 0;
@@ -103,7 +84,7 @@ static void cpu_run(void *st, int64_t root) {
   KIT_RANGE_POP();
 
   for (int level = 0;; ++level) {
-    if (level > KEY_MAX_LEVEL) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", KEY_MAX_LEVEL);
+    if (level > BFS_KEY_MAX_LEVEL) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
     bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
 
     /* 1. Expand: the frontier of the whole grid column, from its R owners. */
@@ -113,12 +94,11 @@ static void cpu_run(void *st, int64_t root) {
 
     /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
     KIT_RANGE_PUSH("discover");
-    const int64_t key_level = (int64_t)(level + 1) << KEY_SHIFT;
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t k = 0; k < nfront; ++k) {
       const uint32_t u = s->col_list[k];
-      const int64_t key = key_level | bfs_col_global(g, u);
-      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) claim(s->best, s->rowbits, g->adj[e], key);
+      const int64_t key = bfs_key(level, bfs_col_global(g, u));
+      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) bfs_claim_host(s->best, s->rowbits, g->adj[e], key);
     }
     KIT_RANGE_POP();
 
@@ -155,8 +135,7 @@ static void cpu_run(void *st, int64_t root) {
   KIT_MPI_CHECK(MPI_Reduce_scatter(s->best, s->best_own, s->rs_counts, MPI_INT64_T, MPI_MIN, g->row));
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < g->own_count; ++k) {
-    const int64_t key = s->best_own[k];
-    s->parent[k] = s->level[k] < 0 ? -1 : s->level[k] == 0 ? g->own_begin + k : (key & (((int64_t)1 << KEY_SHIFT) - 1));
+    s->parent[k] = bfs_parent_of(s->level[k], s->best_own[k], g->own_begin + k);
   }
   KIT_RANGE_POP();
 }

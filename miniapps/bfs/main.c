@@ -1,8 +1,8 @@
 /* main.c: the bfs driver, the Graph500 "Search" benchmark on a 2D process grid. Parse,
  * generate (or read) the edge list, kernel 1 (timed), sample the search keys, then per key
  * kernel 2 (timed) and its validation (untimed), then the Graph500 statistics and the kit's
- * report. The variants (cpu.c, ...) do the searches. Bernaschi et al. Sec. 3.3; the Graph500
- * specification; see README.md in this folder.
+ * report. The variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do the searches.
+ * Bernaschi et al. Sec. 3.3; the Graph500 specification; see README.md in this folder.
  *   build/bin/bfs --variant list
  *   mpiexec -n 4 build/bin/bfs --scale 14 --grid 2x2 --transfer auto --json - */
 #include <math.h>
@@ -15,27 +15,44 @@
 #include "kit/ceiling.h"
 #include "kit/check.h"
 #include "kit/driver.h"
+#include "kit/hybrid.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
 #include "kit/stats.h"
 #include "partition.h"
 #include "validate.h"
 
-static const bfs_variant *const variants[] = {&bfs_cpu};
+static const bfs_variant *const variants[] = {
+    &bfs_cpu,
+#ifdef KIT_HAVE_CUDA
+    &bfs_naive, &bfs_two_stream, &bfs_multi_thread, &bfs_hybrid,
+#endif
+};
 static const bfs_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
 }
 
-/* The GPU variants are not written yet (README.md); they exit 77 in every build. */
-#define NOT_HERE "not implemented yet: issue 7"
-
-/* --variant list: every name of the kit's contract. */
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
 static const char *describe(const char *name) {
   const bfs_variant *v = find_variant(name);
-  return v ? v->summary : "(" NOT_HERE ")";
+  return v ? v->summary : "(not built: no CUDA toolkit)";
 }
+
+#ifdef KIT_HAVE_CUDA
+/* --cpu-fraction auto's measurement: `reps` searches from `root` after one untimed, the max
+ * over ranks (collective). */
+static double time_searches(const bfs_variant *v, void *st, int64_t root, int reps) {
+  v->run(st, root);
+  KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t0 = kit_now();
+  for (int r = 0; r < reps; ++r) v->run(st, root);
+  double mine = kit_now() - t0, all = 0.0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return all;
+}
+#endif
 
 /* The counts of failed rules, summed over the searches (verification). */
 typedef struct failures {
@@ -146,6 +163,8 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "bfs: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "bfs: --gpus does not apply to --variant cpu"));
+  if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > BFS_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "bfs: --gpus: multi-thread drives at most %d GPUs per process", BFS_MT_MAX_GPUS));
   if (p.graph && (scale_given || ef_given))
     return kit_finalize(kit_usage_error(&env, "bfs: --%s describes a generated graph; it does not apply with --graph",
                                         scale_given ? "scale" : "edgefactor"));
@@ -155,7 +174,8 @@ int main(int argc, char **argv) {
                                         (long)p.grid[0] * p.grid[1], env.nranks));
   if (!grid_given) bfs_default_grid(env.nranks, p.grid);
   const bfs_variant *v = find_variant(vn);
-  if (!v) return kit_finalize(kit_skip(&env, "bfs", vn, NOT_HERE));
+  if (!v) return kit_finalize(kit_skip(&env, "bfs", vn, "built without CUDA"));
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "bfs", vn, "no CUDA device"));
   if (kit_check_output_file(&env, "bfs", "--json", p.run.json) || kit_check_output_file(&env, "bfs", "--trace", p.run.trace) ||
       kit_check_output_file(&env, "bfs", "--dump-parents", p.dump_parents))
     return kit_finalize(KIT_EXIT_USAGE);
@@ -188,6 +208,22 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "bfs: --root %llu is not a vertex (the graph has vertices 0..%lld)",
                                         (unsigned long long)root_arg, (long long)N - 1));
   const int want_full = p.run.verify || p.dump_parents;
+
+  /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
+  int gpus_per_rank = 0, gpus_total = 0;
+  if (strcmp(vn, "multi-thread") == 0) {
+    gpus_per_rank = kit_mt_gpus(&env, "bfs", p.run.gpus, BFS_MT_MAX_GPUS);
+    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+    /* Only thread 0 calls MPI, from inside the thread team. */
+    if (env.nranks > 1 && env.thread_level < MPI_THREAD_FUNNELED)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_FUNNELED");
+    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
+    kit_select_device(&env, 0);
+  } else if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_per_rank = 1;
+    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
+  }
   {
     /* Per rank: its edge slice, kernel 1's buffers and CSR (about 110 bytes per input edge
      * over the ranks) and the per-vertex search state; rank 0 also holds the whole edge list,
@@ -195,10 +231,27 @@ int main(int argc, char **argv) {
     const double P = env.nranks;
     double host = 110.0 * M / P + 16.0 * N / p.grid[0] + 8.0 * N / p.grid[1] + 40.0 * N / P;
     if (env.rank == 0 && want_full) host += 32.0 * M + 64.0 * N;
-    const int rc = kit_check_memory(&env, "bfs", host, 0.0, 0);
+    /* Device (gpu_block.h): the block's CSR (4 bytes per directed entry), about 60 bytes
+     * per column vertex (offsets, column bitmap and list, scan scratch) per GPU, 20 per row
+     * vertex (row bitmap, keys, staging) and 32 per owned vertex; pinned staging on the host. */
+    double device = 0.0;
+    const double ncol = (double)N / p.grid[1], nrow = (double)N / p.grid[0];
+    if (v->needs_gpu) {
+      device = 8.0 * M / P + 60.0 * ncol * gpus_per_rank + 20.0 * nrow + 32.0 * N / P;
+      host += 12.0 * nrow + 8.0 * ncol;
+    }
+    const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
+    const int rc = kit_check_memory(&env, "bfs", host, device, devices);
     if (rc) return kit_finalize(rc);
   }
-  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  /* Ceilings measured on this machine, and the hybrid share derived from them. */
+  const int uses_host = !v->needs_gpu || strcmp(vn, "hybrid") == 0;
+  const double host_bw = uses_host ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+  double cpu_fraction = -1.0, model_fraction = -1.0, t_model = 0.0, t_zero = 0.0;
+  if (strcmp(vn, "hybrid") == 0)
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
+                                             : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
 
   /* The edge list, sliced by edge index over the ranks (untimed, Graph500 step 1). */
   bfs_edges slice = {0, 0, 0, 0, NULL};
@@ -230,7 +283,7 @@ int main(int argc, char **argv) {
 
   /* Kernel 1 (timed): the distributed graph, and the variant's per-graph structures. */
   bfs_graph graph;
-  bfs_ctx ctx = {&p, &env, &graph, bfs_transfer_mode(p.transfer)};
+  bfs_ctx ctx = {&p, &env, &graph, bfs_transfer_mode(p.transfer), gpus_per_rank, cpu_fraction};
   KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   t0 = kit_now();
   bfs_build(&slice, p.grid[0], p.grid[1], &env, &graph);
@@ -255,6 +308,32 @@ int main(int argc, char **argv) {
   }
   free(nonisolated);
   if (nbfs == 0) return kit_finalize(kit_usage_error(&env, "bfs: no vertex has an edge to another vertex: nothing to search"));
+
+#ifdef KIT_HAVE_CUDA
+  /* --cpu-fraction auto: Paper II's model proposes a share; searches from the first key with
+   * that share and with none decide, so that the hybrid never loses to its GPU alone (the
+   * states are rebuilt: untimed, after kernel 1). */
+  if (model_fraction > 0.0) {
+    int64_t words = 0, cpu_edges = 0, edges = 0, any = 0;
+    bfs_hybrid_split(st, &words, &cpu_edges, &edges);
+    KIT_MPI_CHECK(MPI_Allreduce(&words, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+    if (any > 0) {
+      t_model = time_searches(v, st, roots[0], 3);
+      v->teardown(st);
+      ctx.cpu_fraction = 0.0;
+      st = v->setup(&ctx);
+      t_zero = time_searches(v, st, roots[0], 3);
+      if (t_model < t_zero) {
+        v->teardown(st);
+        ctx.cpu_fraction = model_fraction;
+        st = v->setup(&ctx);
+      }
+      cpu_fraction = ctx.cpu_fraction;
+      kit_log(&env, "bfs: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for 3 searches: using %.4f",
+              model_fraction, t_model, t_zero, cpu_fraction);
+    }
+  }
+#endif
 
   /* What the checks need on rank 0: the whole input list and the oracle's CSR. */
   bfs_edges all = {0, 0, 0, 0, NULL};
@@ -409,11 +488,14 @@ int main(int argc, char **argv) {
   timing.time = kit_stats_of(times, nbfs);
   timing.reps = nbfs;
   timing.iters = 1;
-  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   kit_report_fom(&rep, "harmonic_mean_GTEPS", "GTEPS", teps.mean * 1e-9);
   /* Bytes one search must move at least: each traversed edge read once in both directions
    * as a 4-byte index, and a parent (8 bytes) and a level (4 bytes) written per vertex. */
-  kit_report_bandwidth(&rep, 8.0 * mean_nedge + 12.0 * (double)N, 1, host_bw, "host triad x nodes");
+  const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (uses_host ? host_bw : 0.0);
+  kit_report_bandwidth(&rep, 8.0 * mean_nedge + 12.0 * (double)N, 1, ceiling,
+                       !v->needs_gpu ? "host triad x nodes"
+                                     : uses_host ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs");
   kit_report_messages(&rep, my_messages, my_bytes, nbfs);
   kit_report_result(&rep, "construction_time", construction_time, "s");
   kit_report_result(&rep, "generation_time", generation_time, "s");
@@ -426,6 +508,23 @@ int main(int argc, char **argv) {
   kit_report_result(&rep, "peak_level_bytes", peak_bytes, "B");
   kit_report_result(&rep, "peak_level_bytes_as_lists", peak_list, "B");
   kit_report_result(&rep, "bitmap_reduction_peak", peak_bytes > 0 ? peak_list / peak_bytes : 1.0, "x");
+  (void)t_model; /* read only by the hybrid's report (CUDA builds) */
+  (void)t_zero;
+#ifdef KIT_HAVE_CUDA
+  if (v == &bfs_hybrid) {
+    /* The split actually used, summed over ranks, and the model behind an automatic one. */
+    int64_t mine_split[3], all_split[3];
+    bfs_hybrid_split(st, &mine_split[0], &mine_split[1], &mine_split[2]);
+    KIT_MPI_CHECK(MPI_Allreduce(mine_split, all_split, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    kit_report_result(&rep, "cpu_row_vertices", 32.0 * (double)all_split[0], "vertices");
+    kit_report_result(&rep, "cpu_edge_share", all_split[2] > 0 ? (double)all_split[1] / (double)all_split[2] : 0.0, "");
+    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
+    if (t_model > 0.0) {
+      kit_report_result(&rep, "calibration_model_s", t_model, "s");
+      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
+    }
+  }
+#endif
 
   if (p.run.verify) {
     int64_t f[9] = {fail.rules.root, fail.rules.tree, fail.rules.tree_levels, fail.rules.edge_levels, fail.rules.spans,

@@ -380,3 +380,42 @@ TEST(bfsGraphIO, ReadsBothFormatsAlike) {
   ASSERT_NE(bfs_read_graph((dir + "/bad_token.el").c_str(), &a, err, sizeof err), 0);
   EXPECT_NE(std::strstr(err, "line 3"), nullptr) << err;
 }
+
+// bfs_csr_select (the GPU variants' splits of a block): inside and outside a destination
+// range partition every source's entries, keep their order, and shift the kept ones.
+TEST(bfsGraph, CsrSelectPartitionsTheBlock) {
+  std::mt19937 rng(13);
+  bfs_graph g;
+  std::memset(&g, 0, sizeof g);
+  g.ncol = 64;
+  g.nrow = 128;
+  std::vector<int64_t> xoff(g.ncol + 1, 0);
+  std::vector<uint32_t> adj;
+  for (int64_t x = 0; x < g.ncol; ++x) {
+    const int d = (int)(rng() % 12);
+    for (int k = 0; k < d; ++k) adj.push_back(rng() % g.nrow);
+    xoff[x + 1] = (int64_t)adj.size();
+  }
+  g.xoff = xoff.data();
+  g.adj = adj.data();
+  const int64_t lo = 32, hi = 96;
+  int64_t *in_off, *out_off;
+  uint32_t *in_adj, *out_adj;
+  bfs_csr_select(&g, lo, hi, 1, lo, &in_off, &in_adj);
+  bfs_csr_select(&g, lo, hi, 0, 0, &out_off, &out_adj);
+  ASSERT_EQ(in_off[g.ncol] + out_off[g.ncol], xoff[g.ncol]);
+  for (int64_t x = 0; x < g.ncol; ++x) {
+    std::vector<uint32_t> want_in, want_out, got_in(in_adj + in_off[x], in_adj + in_off[x + 1]),
+        got_out(out_adj + out_off[x], out_adj + out_off[x + 1]);
+    for (int64_t e = xoff[x]; e < xoff[x + 1]; ++e) {
+      if (adj[e] >= lo && adj[e] < hi) want_in.push_back(adj[e] - (uint32_t)lo);
+      else want_out.push_back(adj[e]);
+    }
+    EXPECT_EQ(got_in, want_in) << "source " << x;
+    EXPECT_EQ(got_out, want_out) << "source " << x;
+  }
+  free(in_off);
+  free(in_adj);
+  free(out_off);
+  free(out_adj);
+}

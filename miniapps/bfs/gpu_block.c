@@ -1,0 +1,406 @@
+/* gpu_block.c: a rank's BFS state on one GPU and the steps of a level (gpu_block.h).
+ * Bernaschi et al. Sec. 3.3: expand along the grid column, fold along the grid row, each
+ * message a list or a bitmap, packed (atomicOr) and unpacked (popcount scan + Algorithm 1)
+ * on the GPU; the host only stages the payloads for MPI through pinned buffers. */
+#include "gpu_block.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "claim.h"
+#include "exchange.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+#include "kit/runtime.h"
+
+static int to_int(int64_t v) {
+  if (v > INT_MAX)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier message of %lld words exceeds one MPI message",
+            (long long)v);
+  return (int)v;
+}
+
+static void *dev_alloc(size_t bytes) {
+  void *p = NULL;
+  KIT_CUDA_CHECK(cudaMalloc(&p, bytes > 0 ? bytes : 1));
+  return p;
+}
+
+static void dev_free(void *p) {
+  if (p) KIT_CUDA_CHECK(cudaFree(p));
+}
+
+void bfs_dev_csr_upload(bfs_dev_csr *d, const bfs_graph *g, const int64_t *xoff, const uint32_t *adj) {
+  d->nnz = xoff[g->ncol];
+  d->xoff = dev_alloc((size_t)(g->ncol + 1) * sizeof(int64_t));
+  d->adj = dev_alloc((size_t)(d->nnz + 1) * sizeof(uint32_t));
+  KIT_CUDA_CHECK(cudaMemcpy(d->xoff, xoff, (size_t)(g->ncol + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  if (d->nnz > 0)
+    KIT_CUDA_CHECK(cudaMemcpy(d->adj, adj, (size_t)d->nnz * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  /* cudaMemcpy from pageable memory may return before the data has landed, and it runs on
+   * the legacy stream, which the variants' non-blocking streams do not wait for. */
+  KIT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void bfs_dev_csr_free(bfs_dev_csr *d) {
+  dev_free(d->xoff);
+  dev_free(d->adj);
+  memset(d, 0, sizeof *d);
+}
+
+void bfs_work_init(bfs_work *w, int64_t max_items) {
+  w->max_items = max_items;
+  w->cnt = dev_alloc((size_t)max_items * sizeof(int64_t));
+  w->offs = dev_alloc((size_t)max_items * sizeof(int64_t));
+  /* CUB's storage grows with the item count (one tile descriptor per tile). */
+  w->cub_bytes = bfs_scan_bytes(max_items);
+  w->cub = dev_alloc(w->cub_bytes);
+}
+
+void bfs_work_free(bfs_work *w) {
+  dev_free(w->cnt);
+  dev_free(w->offs);
+  dev_free(w->cub);
+  memset(w, 0, sizeof *w);
+}
+
+int64_t bfs_work_items(const bfs_graph *g) {
+  int64_t m = g->ncol; /* the longest list: the whole column */
+  if (g->nrow / 32 > m) m = g->nrow / 32;
+  if (g->own_pad > m) m = g->own_pad;
+  return m + 2; /* a scan takes items + 1 entries */
+}
+
+void bfs_gpu_unpack(bfs_work *w, const uint32_t *bmap, int64_t nwords, uint32_t first, uint32_t *out,
+                    int64_t *count, cudaStream_t s) {
+  if (nwords + 1 > w->max_items)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "unpack of %lld words exceeds the scratch (%lld)",
+            (long long)nwords, (long long)w->max_items);
+  launch_bfs_popc(bmap, nwords, 0, 0, w->cnt, s);
+  launch_bfs_scan(w->cub, w->cub_bytes, w->cnt, w->offs, nwords + 1, s);
+  launch_bfs_unpack(bmap, w->offs, nwords, 0, first, out, s);
+  KIT_CUDA_CHECK(cudaMemcpyAsync(count, w->offs + nwords, sizeof(int64_t), cudaMemcpyDeviceToDevice, s));
+}
+
+int bfs_discover_kind(int fallback) {
+  const char *e = getenv("BFS_DISCOVER");
+  if (!e) return fallback;
+  if (strcmp(e, "thread") == 0) return BFS_DISCOVER_THREAD;
+  if (strcmp(e, "edges") == 0) return BFS_DISCOVER_EDGES;
+  return fallback;
+}
+
+void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geom geom, const uint32_t *list,
+                      int64_t n, const int64_t *n_dev, int64_t src_base, int level, uint32_t *rowbits,
+                      unsigned long long *best, cudaStream_t s) {
+  if (n <= 0 || csr->nnz == 0) return;
+  if (kind == BFS_DISCOVER_THREAD) {
+    launch_bfs_discover_thread(csr->xoff, csr->adj, list, n, n_dev, src_base, geom, level, rowbits, best, s);
+    return;
+  }
+  if (n + 1 > w->max_items)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier of %lld exceeds the scratch (%lld)",
+            (long long)n, (long long)w->max_items);
+  /* Rossetti's recipes 1 and 2: the frontier's degrees, their prefix sum, a thread per edge. */
+  launch_bfs_degrees(csr->xoff, list, n, n_dev, src_base, w->cnt, s);
+  launch_bfs_scan(w->cub, w->cub_bytes, w->cnt, w->offs, n + 1, s);
+  launch_bfs_discover_edges(csr->xoff, csr->adj, list, n, w->offs, csr->nnz, src_base, geom, level, rowbits,
+                            best, s);
+}
+
+void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
+  memset(b, 0, sizeof *b);
+  const bfs_graph *g = c->g;
+  b->g = g;
+  b->device = device;
+  b->mode = c->transfer;
+  KIT_CUDA_CHECK(cudaSetDevice(device));
+  const size_t ow = (size_t)g->own_pad / 32, cw = (size_t)g->ncol / 32, rw = (size_t)g->nrow / 32;
+  b->d_col_off = dev_alloc((size_t)(g->R + 1) * sizeof(int64_t));
+  b->d_col_begin = dev_alloc((size_t)g->R * sizeof(int64_t));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_col_off, g->col_off, (size_t)(g->R + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_col_begin, g->col_begin, (size_t)g->R * sizeof(int64_t), cudaMemcpyHostToDevice));
+  b->geom.R = g->R;
+  b->geom.col_off = b->d_col_off;
+  b->geom.col_begin = b->d_col_begin;
+  int64_t *row_words = kit_malloc((size_t)(g->C + 1) * sizeof(int64_t), "row sections");
+  for (int jj = 0; jj <= g->C; ++jj) row_words[jj] = g->row_off[jj] / 32;
+  b->d_row_words = dev_alloc((size_t)(g->C + 1) * sizeof(int64_t));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_row_words, row_words, (size_t)(g->C + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  free(row_words);
+
+  b->front = dev_alloc(ow * sizeof(uint32_t));
+  b->visited = dev_alloc(ow * sizeof(uint32_t));
+  b->recv = dev_alloc(ow * sizeof(uint32_t));
+  b->own_list = dev_alloc((size_t)g->own_pad * sizeof(uint32_t));
+  b->level = dev_alloc((size_t)g->own_count * sizeof(int32_t));
+  b->parent = dev_alloc((size_t)g->own_count * sizeof(int64_t));
+  b->best_own = dev_alloc((size_t)g->own_pad * sizeof(int64_t));
+  b->colbits = dev_alloc(cw * sizeof(uint32_t));
+  b->col_list = dev_alloc((size_t)g->ncol * sizeof(uint32_t));
+  b->rowbits = dev_alloc(rw * sizeof(uint32_t));
+  if (flags & BFS_GPU_ROW_KEYS) b->best = dev_alloc((size_t)g->nrow * sizeof(unsigned long long));
+  b->d_n_own = dev_alloc(sizeof(int64_t));
+  b->d_n_col = dev_alloc(sizeof(int64_t));
+  /* Receive: the column's messages (at most ncol words) or the row's (at most C own_pad). */
+  const int64_t rmax = g->ncol > (int64_t)g->C * g->own_pad ? g->ncol : (int64_t)g->C * g->own_pad;
+  b->d_sbuf = dev_alloc((size_t)g->nrow * sizeof(uint32_t));
+  b->d_rbuf = dev_alloc((size_t)rmax * sizeof(uint32_t));
+  b->d_sec = dev_alloc((size_t)(g->C + 1) * sizeof(int64_t));
+  b->d_count = dev_alloc(sizeof(unsigned long long));
+  /* Nothing is read before it is written, but a defined start makes a bug reproducible. */
+  KIT_CUDA_CHECK(cudaMemset(b->own_list, 0, (size_t)g->own_pad * sizeof(uint32_t)));
+  KIT_CUDA_CHECK(cudaMemset(b->col_list, 0, (size_t)g->ncol * sizeof(uint32_t)));
+  KIT_CUDA_CHECK(cudaMemset(b->d_n_own, 0, sizeof(int64_t)));
+  KIT_CUDA_CHECK(cudaMemset(b->d_n_col, 0, sizeof(int64_t)));
+  KIT_CUDA_CHECK(cudaMemset(b->best_own, 0xff, (size_t)g->own_pad * sizeof(int64_t)));
+
+  b->h_xr = kit_host_alloc((size_t)(g->ncol + 1) * sizeof(uint32_t), 1);
+  b->h_fs = kit_host_alloc((size_t)(g->nrow + 1) * sizeof(uint32_t), 1);
+  b->h_fr = kit_host_alloc((size_t)(rmax + 1) * sizeof(uint32_t), 1);
+  if (g->C > 1 || (flags & BFS_GPU_HOST_KEYS))
+    b->h_best = kit_host_alloc((size_t)g->nrow * sizeof(int64_t), 1);
+  b->h_best_own = kit_host_alloc((size_t)g->own_pad * sizeof(int64_t), 1);
+  b->h_sec = kit_host_alloc((size_t)(g->C + 1) * sizeof(int64_t), 1);
+  b->h_count = kit_host_alloc(sizeof(unsigned long long), 1);
+  const int peers = (g->R > g->C ? g->R : g->C) + 1;
+  b->hdr_s = kit_malloc((size_t)peers * 3 * sizeof(int), "headers");
+  b->hdr_r = kit_malloc((size_t)peers * 3 * sizeof(int), "headers");
+  b->scount = kit_malloc((size_t)peers * sizeof(int), "counts");
+  b->sdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
+  b->rcount = kit_malloc((size_t)peers * sizeof(int), "counts");
+  b->rdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
+  b->rs_counts = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  for (int jj = 0; jj < g->C; ++jj) b->rs_counts[jj] = to_int(g->row_off[jj + 1] - g->row_off[jj]);
+  bfs_work_init(&b->work, bfs_work_items(g));
+  (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
+  /* The memsets and copies above ran on the legacy stream: finish them before any
+   * non-blocking stream touches these buffers. */
+  KIT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void bfs_gpu_free(bfs_gpu *b) {
+  KIT_CUDA_CHECK(cudaSetDevice(b->device));
+  bfs_work_free(&b->work);
+  void *dev[] = {b->d_col_off, b->d_col_begin, b->d_row_words, b->front,  b->visited,
+                 b->recv,      b->own_list,    b->level,       b->parent, b->best_own,
+                 b->colbits,   b->col_list,    b->rowbits,     b->best,   b->d_n_own,
+                 b->d_n_col,   b->d_sbuf,      b->d_rbuf,      b->d_sec,  b->d_count};
+  for (size_t k = 0; k < sizeof dev / sizeof *dev; ++k) dev_free(dev[k]);
+  void *pinned[] = {b->h_xr, b->h_fs, b->h_fr, b->h_best, b->h_best_own, b->h_sec, b->h_count};
+  for (size_t k = 0; k < sizeof pinned / sizeof *pinned; ++k)
+    if (pinned[k]) kit_host_free(pinned[k], 1);
+  free(b->hdr_s);
+  free(b->hdr_r);
+  free(b->scount);
+  free(b->sdispl);
+  free(b->rcount);
+  free(b->rdispl);
+  free(b->rs_counts);
+  memset(b, 0, sizeof *b);
+}
+
+int bfs_gpu_drop_remote(void) {
+  static int cached = -1; /* read once, before any thread team exists (setup calls it) */
+  if (cached < 0) cached = kit_fault("stale-halo");
+  return cached;
+}
+
+void bfs_note_frontier(bfs_traffic *t, int level, int64_t next) {
+  if (next > 0) bfs_traffic_level(t, level + 1)->frontier = next;
+  if (level == 0) t->lv[0].frontier = 1;
+}
+
+int64_t bfs_gpu_start(bfs_gpu *b, int64_t root, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  const size_t ow = (size_t)g->own_pad / 32;
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->front, 0, ow * sizeof(uint32_t), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->visited, 0, ow * sizeof(uint32_t), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->recv, 0, ow * sizeof(uint32_t), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->colbits, 0, (size_t)g->ncol / 32 * sizeof(uint32_t), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->rowbits, 0, (size_t)g->nrow / 32 * sizeof(uint32_t), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->level, 0xff, (size_t)g->own_count * sizeof(int32_t), s)); /* -1 */
+  if (b->best) launch_bfs_fill_u64(b->best, g->nrow, (unsigned long long)BFS_KEY_NONE, s);
+  if (root >= g->own_begin && root < g->own_begin + g->own_count) {
+    launch_bfs_root(b->front, b->visited, b->level, root - g->own_begin, s);
+    return 1;
+  }
+  return 0;
+}
+
+int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream_t s, bfs_level_traffic *t) {
+  const bfs_graph *g = b->g;
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->colbits, 0, (size_t)g->ncol / 32 * sizeof(uint32_t), s));
+  if (g->R == 1) return 0; /* 1D row: the column is this rank alone */
+  KIT_RANGE_PUSH("expand");
+  const int bm = bfs_as_bitmap(b->mode, count, g->own_count);
+  const int64_t words = bm ? g->own_pad / 32 : count;
+  if (!bm && !own_list_ready)
+    bfs_gpu_unpack(&b->work, b->front, g->own_pad / 32, 0, b->own_list, b->d_n_own, s);
+  const int hdr[3] = {bm, to_int(words), to_int(count)};
+  KIT_MPI_CHECK(MPI_Allgather(hdr, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->col));
+  int64_t total = 0;
+  for (int ii = 0; ii < g->R; ++ii) {
+    b->rcount[ii] = b->hdr_r[3 * ii + 1];
+    b->rdispl[ii] = to_int(total);
+    total += b->rcount[ii];
+  }
+  /* This rank's message goes straight to where the gather puts it (MPI_IN_PLACE). */
+  if (words > 0)
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], bm ? b->front : b->own_list,
+                                   (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(
+      cudaStreamSynchronize(s)); /* the message is in host memory; earlier H2Ds out of h_xr are done */
+  KIT_MPI_CHECK(
+      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_UINT32_T, b->h_xr, b->rcount, b->rdispl, MPI_UINT32_T, g->col));
+  /* The others' messages up to the GPU, each merged into its member's section. */
+  int64_t merged = 0;
+  for (int ii = 0; ii < g->R; ++ii) {
+    if (ii == g->i || b->rcount[ii] == 0 || bfs_gpu_drop_remote()) continue;
+    uint32_t *msg = b->d_rbuf + b->rdispl[ii];
+    uint32_t *sec = b->colbits + g->col_off[ii] / 32;
+    KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_xr + b->rdispl[ii], (size_t)b->rcount[ii] * sizeof(uint32_t),
+                                   cudaMemcpyHostToDevice, s));
+    if (b->hdr_r[3 * ii])
+      launch_bfs_or(sec, msg, b->rcount[ii], s);
+    else
+      launch_bfs_pack(msg, b->rcount[ii], g->col_count[ii], sec, s);
+    merged += b->hdr_r[3 * ii + 2];
+  }
+  const int64_t peers = g->R - 1;
+  t->expand_bytes += 4 * words * peers;
+  t->list_bytes += 4 * count * peers;
+  t->messages += peers;
+  t->bitmaps += bm ? peers : 0;
+  KIT_RANGE_POP();
+  return merged;
+}
+
+void bfs_gpu_own_to_col(bfs_gpu *b, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  KIT_CUDA_CHECK(cudaMemcpyAsync(b->colbits + g->col_off[g->i] / 32, b->front,
+                                 (size_t)g->own_pad / 32 * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+}
+
+void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
+  const bfs_graph *g = b->g;
+  if (g->C == 1) return; /* 1D column: the row is this rank alone */
+  KIT_RANGE_PUSH("fold");
+  const int64_t rw = g->nrow / 32, own_lo = g->row_off[g->j] / 32, own_hi = g->row_off[g->j + 1] / 32;
+  bfs_work *w = &b->work;
+  /* Per-word popcounts of the other sections (the own one is not read: another stream may
+   * still be writing it), their scan, and its value at each section's first word. */
+  launch_bfs_popc(b->rowbits, rw, own_lo, own_hi, w->cnt, s);
+  launch_bfs_scan(w->cub, w->cub_bytes, w->cnt, w->offs, rw + 1, s);
+  launch_bfs_gather(w->offs, b->d_row_words, g->C + 1, b->d_sec, s);
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(b->h_sec, b->d_sec, (size_t)(g->C + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  /* Each message as a list (unpacked on the GPU) or the section's bitmap, then to the host. */
+  int64_t at = 0;
+  for (int jj = 0; jj < g->C; ++jj) {
+    const int64_t w0 = g->row_off[jj] / 32, nwords = (g->row_off[jj + 1] - g->row_off[jj]) / 32;
+    const int64_t count = jj == g->j ? 0 : b->h_sec[jj + 1] - b->h_sec[jj];
+    const int bm = jj != g->j && bfs_as_bitmap(b->mode, count, g->row_count[jj]);
+    const int64_t words = jj == g->j ? 0 : bm ? nwords : count;
+    if (words > 0) {
+      const uint32_t *src = b->rowbits + w0;
+      if (!bm) { /* owner-local indices: bit positions within the section */
+        launch_bfs_unpack(b->rowbits + w0, w->offs + w0, nwords, b->h_sec[jj], 0, b->d_sbuf + at, s);
+        src = b->d_sbuf + at;
+      }
+      KIT_CUDA_CHECK(
+          cudaMemcpyAsync(b->h_fs + at, src, (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    }
+    b->hdr_s[3 * jj] = bm;
+    b->hdr_s[3 * jj + 1] = to_int(words);
+    b->hdr_s[3 * jj + 2] = to_int(count);
+    b->scount[jj] = (int)words;
+    b->sdispl[jj] = to_int(at);
+    at += words;
+    if (jj != g->j) {
+      t->fold_bytes += 4 * words;
+      t->list_bytes += 4 * count;
+      t->messages += 1;
+      t->bitmaps += bm;
+    }
+  }
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* messages in host memory; earlier H2Ds out of h_fr done */
+  KIT_MPI_CHECK(MPI_Alltoall(b->hdr_s, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->row));
+  int64_t total = 0;
+  for (int jj = 0; jj < g->C; ++jj) {
+    b->rcount[jj] = b->hdr_r[3 * jj + 1];
+    b->rdispl[jj] = to_int(total);
+    total += b->rcount[jj];
+  }
+  KIT_MPI_CHECK(MPI_Alltoallv(b->h_fs, b->scount, b->sdispl, MPI_UINT32_T, b->h_fr, b->rcount, b->rdispl,
+                              MPI_UINT32_T, g->row));
+  for (int jj = 0; jj < g->C; ++jj) {
+    if (jj == g->j || b->rcount[jj] == 0 || bfs_gpu_drop_remote()) continue;
+    uint32_t *msg = b->d_rbuf + b->rdispl[jj];
+    KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_fr + b->rdispl[jj], (size_t)b->rcount[jj] * sizeof(uint32_t),
+                                   cudaMemcpyHostToDevice, s));
+    if (b->hdr_r[3 * jj])
+      launch_bfs_or(b->recv, msg, b->rcount[jj], s);
+    else
+      launch_bfs_pack(msg, b->rcount[jj], g->own_count, b->recv, s);
+  }
+  KIT_RANGE_POP();
+}
+
+void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  launch_bfs_or(b->recv, b->rowbits + g->row_off[g->j] / 32, g->own_pad / 32, s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->rowbits, 0, (size_t)g->nrow / 32 * sizeof(uint32_t), s));
+}
+
+int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->d_count, 0, sizeof(unsigned long long), s));
+  launch_bfs_update(b->recv, b->visited, b->front, b->level, g->own_pad / 32, g->own_count, level + 1,
+                    b->d_count, s);
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(b->h_count, b->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  return (int64_t)*b->h_count;
+}
+
+void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  if (g->C == 1) { /* the row is this rank's own section: its keys are final */
+    launch_bfs_parents(b->level, (const int64_t *)b->best, g->own_count, g->own_begin, b->parent, s);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(b->h_best, b->best, (size_t)g->nrow * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  bfs_gpu_parents_host(b, s);
+}
+
+void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  const int64_t *keys = b->h_best;
+  if (g->C > 1) {
+    KIT_MPI_CHECK(MPI_Reduce_scatter(b->h_best, b->h_best_own, b->rs_counts, MPI_INT64_T, MPI_MIN, g->row));
+    keys = b->h_best_own;
+  }
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(b->best_own, keys, (size_t)g->own_pad * sizeof(int64_t), cudaMemcpyHostToDevice, s));
+  launch_bfs_parents(b->level, b->best_own, g->own_count, g->own_begin, b->parent, s);
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void bfs_gpu_fetch(const bfs_gpu *b, int64_t *parent, int32_t *level) {
+  const bfs_graph *g = b->g;
+  KIT_CUDA_CHECK(cudaSetDevice(b->device));
+  KIT_CUDA_CHECK(cudaDeviceSynchronize());
+  KIT_CUDA_CHECK(
+      cudaMemcpy(parent, b->parent, (size_t)g->own_count * sizeof(int64_t), cudaMemcpyDeviceToHost));
+  KIT_CUDA_CHECK(cudaMemcpy(level, b->level, (size_t)g->own_count * sizeof(int32_t), cudaMemcpyDeviceToHost));
+}

@@ -1,0 +1,151 @@
+/* gpu_block.h: a rank's BFS state resident on one GPU, and the steps of a level that the
+ * GPU variants (naive.c, two_stream.c, multi_thread.c, hybrid.c) compose. Host C on the CUDA
+ * runtime API; the kernels are kernels.cu's. Bernaschi et al. Sec. 3.3 (2D partitioning,
+ * expand along the grid column, fold along the grid row, list or bitmap messages packed
+ * and unpacked on the GPU).
+ * Messages are the cpu variant's (exchange.c), so both count the same bytes: the expand
+ * sends this rank's frontier as owner-local indices or as a bitmap of its own_pad bits; the
+ * fold sends each row member the discovered vertices of its section, as owner-local indices
+ * or as that section's bitmap; --transfer picks per message. Each message is preceded by a
+ * three-int header {bitmap?, words, vertices}. A rank's part for itself never leaves the
+ * device: it is merged there, and goes through MPI as an empty message.
+ * Ordering: every function below enqueues on the stream it is given; those that talk to
+ * MPI synchronise that stream first, so the host reads only finished copies. One bfs_gpu's
+ * exchanges (expand, fold_remote, update) must always use the same stream: the pinned
+ * staging buffers are reused, and that stream's order (and the synchronisations before MPI)
+ * is what keeps a copy out of a buffer finished before MPI writes it again. */
+#ifndef BFS_GPU_BLOCK_H
+#define BFS_GPU_BLOCK_H
+#include <cuda_runtime_api.h>
+
+#include "bfs.h"
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CSR on the device: ncol+1 offsets by column-local source, nnz destinations. */
+typedef struct bfs_dev_csr {
+  int64_t nnz;
+  int64_t *xoff;
+  uint32_t *adj;
+} bfs_dev_csr;
+
+/* Copies a host CSR over g's ncol sources to the current device. */
+void bfs_dev_csr_upload(bfs_dev_csr *d, const bfs_graph *g, const int64_t *xoff, const uint32_t *adj);
+void bfs_dev_csr_free(bfs_dev_csr *d);
+
+/* One stream's scratch: CUB storage and the two scan arrays (bitmap unpacks and the edge-
+ * balanced discovery). Two streams never share one: their scans would overwrite each other. */
+typedef struct bfs_work {
+  void *cub;
+  size_t cub_bytes;
+  int64_t *cnt, *offs; /* scan input and output, max_items each */
+  int64_t max_items;
+} bfs_work;
+
+/* Scratch for lists of up to max_items - 1 vertices and bitmaps of up to max_items - 1 words. */
+void bfs_work_init(bfs_work *w, int64_t max_items);
+void bfs_work_free(bfs_work *w);
+/* The scratch size that covers every list and bitmap of g. */
+int64_t bfs_work_items(const bfs_graph *g);
+
+/* Unpack (Bernaschi Algorithm 1): popcounts, their exclusive scan, then the warp-shuffle
+ * kernel writes the set bits of bmap[0..nwords) as first + bit index into out, and the
+ * device slot *count gets how many (the scan's last entry, copied so the scratch can be
+ * reused while a reader of the list still needs its length). */
+void bfs_gpu_unpack(bfs_work *w, const uint32_t *bmap, int64_t nwords, uint32_t first, uint32_t *out,
+                    int64_t *count, cudaStream_t s);
+
+/* Discovery kernels: the slides' straightforward BFS (a thread per frontier vertex) or the
+ * edge-balanced one (a thread per frontier edge, sources found by binary search over the
+ * scan of their degrees). */
+enum { BFS_DISCOVER_THREAD = 0, BFS_DISCOVER_EDGES = 1 };
+/* The kernel a variant uses: its default, or BFS_DISCOVER=thread|edges from the
+ * environment (so a lab can compare the variants with the same kernel). */
+int bfs_discover_kind(int fallback);
+/* Claims, at `level`, every CSR neighbour of the sources list[k] + src_base, k < min(n,
+ * *n_dev), into rowbits and best (indices as the CSR stores them). Nothing when n is 0. */
+void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geom geom, const uint32_t *list,
+                      int64_t n, const int64_t *n_dev, int64_t src_base, int level, uint32_t *rowbits,
+                      unsigned long long *best, cudaStream_t s);
+
+/* bfs_gpu_init flags. */
+enum {
+  BFS_GPU_ROW_KEYS = 1, /* keep the row's keys (best) on the device */
+  BFS_GPU_HOST_KEYS = 2 /* pinned host keys for the row even when C = 1 (hybrid, multi-thread) */
+};
+
+/* One rank's frontier state on one GPU. Index spaces as in bfs_graph: owned (own_pad),
+ * column-local (ncol), row-local (nrow); bitmaps are words of 32 vertices. */
+typedef struct bfs_gpu {
+  const bfs_graph *g;
+  int device;                       /* CUDA device holding it */
+  int mode;                         /* BFS_LIST, BFS_BITMAP, BFS_AUTO */
+  bfs_dev_geom geom;                /* column geometry for parent labels */
+  int64_t *d_col_off, *d_col_begin; /* behind geom */
+  int64_t *d_row_words;             /* [C+1] first word of each row section */
+  uint32_t *front, *visited;        /* own_pad bits: this level's frontier, reached so far */
+  uint32_t *recv;                   /* own_pad bits: what the fold brought (the update clears it) */
+  uint32_t *own_list;               /* own_pad: the frontier as owner-local indices */
+  int32_t *level;                   /* own_count */
+  int64_t *parent, *best_own;       /* own_count parents, own_pad keys after the row's MIN */
+  uint32_t *colbits, *col_list;     /* ncol bits, ncol entries: the column's frontier */
+  uint32_t *rowbits;                /* nrow bits: discovered here at this level */
+  unsigned long long *best;         /* nrow keys (BFS_GPU_ROW_KEYS), else NULL */
+  int64_t *d_n_own, *d_n_col;       /* device counts of own_list and col_list */
+  uint32_t *d_sbuf, *d_rbuf;        /* device staging of fold lists and received messages */
+  int64_t *d_sec;                   /* [C+1] the fold scan at each section's first word */
+  unsigned long long *d_count;      /* the update's fresh-vertex count */
+  uint32_t *h_xr, *h_fs, *h_fr;     /* pinned: expand receive, fold send, fold receive */
+  int64_t *h_best, *h_best_own;     /* pinned: nrow keys (C > 1 or HOST_KEYS), own_pad after MIN */
+  int64_t *h_sec;                   /* pinned [C+1] */
+  unsigned long long *h_count;      /* pinned */
+  int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl, *rs_counts; /* MPI counts */
+  bfs_work work; /* scratch of the stream that runs the exchanges */
+} bfs_gpu;
+
+/* Allocates everything on `device` (made current); the caller uploads its own CSR(s). */
+void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags);
+void bfs_gpu_free(bfs_gpu *b);
+
+/* A new search: clears the bitmaps, levels to -1, keys to none, and puts the root in the
+ * frontier if this rank owns it. Returns this rank's frontier size (0 or 1). */
+int64_t bfs_gpu_start(bfs_gpu *b, int64_t root, cudaStream_t s);
+
+/* Expand, remote part (grid column, MPI_Allgatherv): clears colbits, then merges into it the
+ * other column members' frontiers (bitmap messages OR'd, lists packed with atomicOr).
+ * `count` is this rank's frontier size; own_list_ready says own_list already holds it.
+ * Returns the number of column vertices merged (from the headers). colbits's own section
+ * stays empty (bfs_gpu_own_to_col fills it). */
+int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream_t s, bfs_level_traffic *t);
+/* colbits's own section = this rank's frontier (a device copy). */
+void bfs_gpu_own_to_col(bfs_gpu *b, cudaStream_t s);
+/* Fold, remote part (grid row, MPI_Alltoallv): the other sections of rowbits go to their
+ * owners, as lists (unpacked on the GPU) or bitmaps; what the row sends here is merged into
+ * recv. Reads only the other sections of rowbits, so the own section may still be being
+ * written by another stream. */
+void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t);
+/* Fold, local part: recv |= rowbits's own section; then rowbits is cleared for the next level. */
+void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s);
+/* Update: owners keep the unvisited vertices of recv as the next frontier at level+1;
+ * returns their number on this rank (synchronises s). */
+int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s);
+/* Parents from the device keys (BFS_GPU_ROW_KEYS): the row's MIN (MPI_Reduce_scatter when
+ * C > 1), then parent = the key's label (synchronises s). */
+void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s);
+/* The same from keys the caller gathered in h_best (nrow of them). */
+void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s);
+/* Parents and levels of the owned vertices, to the host (synchronous). */
+void bfs_gpu_fetch(const bfs_gpu *b, int64_t *parent, int32_t *level);
+
+/* KIT_FAULT=stale-halo (tests only): drop what other ranks or GPUs sent. */
+int bfs_gpu_drop_remote(void);
+/* A search's traffic record, level by level, with the frontier sizes the cpu variant keeps. */
+void bfs_note_frontier(bfs_traffic *t, int level, int64_t next);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,200 @@
+/* hybrid.c: the `hybrid` variant. One MPI rank per GPU; the rank's CPU cores take a share
+ * of its vertices. The split is by destination, like multi-thread's between GPUs: the row
+ * of the rank's block (its N/R row-local vertices, Bernaschi et al. Sec. 3.3) is cut at a
+ * word boundary; the GPU discovers the vertices below the cut, the OpenMP threads those
+ * above it (the cpu variant's claim, claim.h), each with the edges that lead there. The
+ * two parts keep disjoint keys, so nothing has to be combined but the row bitmap.
+ * The CPU's share is --cpu-fraction F of the row vertices (their edges follow, since the
+ * Graph500 labels are permuted), or `auto`: Sourouri Paper II's bandwidth model,
+ * r = B_cpu / (B_cpu + B_gpu) from the measured triads, derated (kit/hybrid.h), which the
+ * driver then checks against the GPU alone and drops if it loses (main.c).
+ * One level (naive's exchanges on one stream, with the CPU working beside the GPU):
+ *   expand (MPI) into the column bitmap on the GPU; copy it to the host [col_host];
+ *   GPU: unpack, discover below the cut                          (asynchronous)
+ *   CPU: wait [col_host]; discover above the cut (OpenMP, over the bitmap's words)
+ *   the CPU's part of the row bitmap up to the GPU; fold (MPI), update, MPI_Allreduce.
+ * After the last level the GPU's keys join the CPU's in the host row of keys, and the
+ * parents follow as in naive.
+ *   mpiexec -n 2 build/bin/bfs --variant hybrid --cpu-fraction 0.05 --scale 18 */
+#include <stdlib.h>
+#include <string.h>
+
+#include "claim.h"
+#include "gpu_block.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+typedef struct hy_state {
+  bfs_ctx c;
+  bfs_gpu b;
+  cudaStream_t s;
+  cudaEvent_t col_host; /* the column bitmap has reached h_colbits */
+  int64_t cut;          /* row words [0, cut) on the GPU, [cut, nrow/32) on the CPU */
+  bfs_dev_csr gcsr;     /* GPU: edges into the words below the cut */
+  int64_t *cxoff;       /* CPU: edges into the words above the cut (row-local indices) */
+  uint32_t *cadj;
+  uint32_t *h_colbits; /* pinned ncol bits */
+  uint32_t *h_rowbits; /* pinned nrow bits; the CPU writes the words above the cut */
+  int kind;
+  bfs_traffic traffic;
+} hy_state;
+
+static void *hy_setup(const bfs_ctx *c) {
+  hy_state *s = calloc(1, sizeof *s);
+  const bfs_graph *g = c->g;
+  s->c = *c;
+  const int64_t rw = g->nrow / 32;
+  const double f = c->cpu_fraction > 0.0 ? c->cpu_fraction : 0.0;
+  int64_t cpu_words = (int64_t)(f * (double)rw + 0.5);
+  if (cpu_words > rw) cpu_words = rw;
+  s->cut = rw - cpu_words;
+  bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
+  int64_t *xoff;
+  uint32_t *adj;
+  bfs_csr_select(g, 0, 32 * s->cut, 1, 0, &xoff, &adj);
+  bfs_dev_csr_upload(&s->gcsr, g, xoff, adj);
+  free(xoff);
+  free(adj);
+  bfs_csr_select(g, 0, 32 * s->cut, 0, 0, &s->cxoff, &s->cadj);
+  KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->col_host, cudaEventDisableTiming));
+  s->h_colbits = kit_host_alloc((size_t)(g->ncol / 32 + 1) * sizeof(uint32_t), 1);
+  s->h_rowbits = kit_host_alloc((size_t)(rw + 1) * sizeof(uint32_t), 1);
+  memset(s->h_rowbits, 0, (size_t)(rw + 1) * sizeof(uint32_t));
+  s->kind = bfs_discover_kind(BFS_DISCOVER_EDGES);
+  return s;
+}
+
+/* The CPU's part of a level: the column frontier (h_colbits) against its edges. The threads
+ * walk the bitmap's words themselves rather than unpack it into a list first: a serial
+ * unpack of a dense frontier cost more than the CPU's whole share of the claims (measured
+ * on the H200 machine), and most frontier vertices have no edge above the cut. */
+static void hy_cpu_discover(hy_state *s, int level) {
+  const bfs_graph *g = s->c.g;
+  const int64_t cw = g->ncol / 32;
+  int64_t *best = s->b.h_best;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t w = 0; w < cw; ++w) {
+    uint32_t bits = s->h_colbits[w];
+    while (bits) {
+      const int64_t u = 32 * w + __builtin_ctz(bits);
+      bits &= bits - 1;
+      if (s->cxoff[u + 1] == s->cxoff[u]) continue;
+      const int64_t key = bfs_key(level, bfs_col_global(g, u));
+      for (int64_t e = s->cxoff[u]; e < s->cxoff[u + 1]; ++e)
+        bfs_claim_host(best, s->h_rowbits, s->cadj[e], key);
+    }
+  }
+}
+
+static void hy_run(void *st, int64_t root) {
+  hy_state *s = st;
+  bfs_gpu *b = &s->b;
+  const bfs_graph *g = s->c.g;
+  const int64_t rw = g->nrow / 32, cpu_words = rw - s->cut;
+  KIT_CUDA_CHECK(cudaSetDevice(b->device));
+  s->traffic.nlevels = 0;
+
+  KIT_RANGE_PUSH("init");
+  int64_t count = bfs_gpu_start(b, root, s->s);
+  if (cpu_words > 0) {
+    memset(s->h_rowbits + s->cut, 0, (size_t)cpu_words * sizeof(uint32_t));
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 32 * s->cut; v < g->nrow; ++v) b->h_best[v] = BFS_KEY_NONE;
+  }
+  KIT_RANGE_POP();
+  for (int level = 0;; ++level) {
+    if (level > BFS_KEY_MAX_LEVEL)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
+    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+
+    /* 1. Expand, as naive; the CPU gets a copy of the column's frontier. */
+    const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
+    bfs_gpu_own_to_col(b, s->s);
+    if (cpu_words > 0) {
+      KIT_CUDA_CHECK(cudaMemcpyAsync(s->h_colbits, b->colbits, (size_t)(g->ncol / 32) * sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost, s->s));
+      KIT_CUDA_CHECK(cudaEventRecord(s->col_host, s->s));
+    }
+
+    /* 2. Discover: the GPU below the cut (queued), the CPU above it (meanwhile). */
+    int h = kit_gpu_range_begin("gpu_discover", s->s);
+    bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
+    bfs_gpu_discover(s->kind, &b->work, &s->gcsr, b->geom, b->col_list, count + remote, b->d_n_col, 0, level,
+                     b->rowbits, b->best, s->s);
+    kit_gpu_range_end(h, s->s);
+    if (cpu_words > 0) {
+      KIT_RANGE_PUSH("cpu_discover");
+      KIT_CUDA_CHECK(cudaEventSynchronize(s->col_host));
+      hy_cpu_discover(s, level);
+      KIT_RANGE_POP();
+      /* The CPU's words of the row bitmap join the GPU's (queued after its discovery). */
+      KIT_CUDA_CHECK(cudaMemcpyAsync(b->rowbits + s->cut, s->h_rowbits + s->cut,
+                                     (size_t)cpu_words * sizeof(uint32_t), cudaMemcpyHostToDevice, s->s));
+    }
+
+    /* 3. Fold and 4. update, as naive. */
+    bfs_gpu_fold_remote(b, s->s, t);
+    bfs_gpu_fold_local(b, s->s);
+    KIT_RANGE_PUSH("update");
+    count = bfs_gpu_update(b, level, s->s); /* synchronises: the copy out of h_rowbits is done */
+    if (cpu_words > 0) memset(s->h_rowbits + s->cut, 0, (size_t)cpu_words * sizeof(uint32_t));
+    int64_t next = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    KIT_RANGE_POP();
+    bfs_note_frontier(&s->traffic, level, next);
+    if (next == 0) break;
+  }
+
+  /* 5. Parents: the GPU's keys below the cut join the CPU's above it on the host. */
+  KIT_RANGE_PUSH("parents");
+  if (s->cut > 0)
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_best, b->best, (size_t)(32 * s->cut) * sizeof(int64_t),
+                                   cudaMemcpyDeviceToHost, s->s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->s));
+  bfs_gpu_parents_host(b, s->s);
+  KIT_RANGE_POP();
+}
+
+static void hy_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
+  bfs_gpu_fetch(&((hy_state *)st)->b, parent_owned, level_owned);
+}
+
+static const bfs_traffic *hy_traffic(void *st) {
+  return &((hy_state *)st)->traffic;
+}
+
+static void hy_teardown(void *st) {
+  hy_state *s = st;
+  KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->s));
+  KIT_CUDA_CHECK(cudaEventDestroy(s->col_host));
+  bfs_dev_csr_free(&s->gcsr);
+  free(s->cxoff);
+  free(s->cadj);
+  kit_host_free(s->h_colbits, 1);
+  kit_host_free(s->h_rowbits, 1);
+  bfs_gpu_free(&s->b);
+  free(s->traffic.lv);
+  free(s);
+}
+
+/* The CPU's words of the row and the share of the rank's edges they hold (for the report). */
+void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t *edges) {
+  const hy_state *s = st;
+  const bfs_graph *g = s->c.g;
+  *cpu_words = g->nrow / 32 - s->cut;
+  *cpu_edges = s->cxoff[g->ncol];
+  *edges = g->xoff[g->ncol];
+}
+
+const bfs_variant bfs_hybrid = {
+    "hybrid",
+    "one rank per GPU; the CPU cores discover a share of the rank's row vertices (--cpu-fraction)",
+    1,
+    hy_setup,
+    hy_run,
+    hy_fetch,
+    hy_traffic,
+    hy_teardown,
+};

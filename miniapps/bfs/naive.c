@@ -1,0 +1,119 @@
+/* naive.c: the `naive` variant. One MPI rank per GPU, one stream, no overlap: the rank's
+ * block of the adjacency matrix (a CSR) lives on the GPU, and each BFS level runs the four
+ * steps of Bernaschi et al. Sec. 3.3 one after the other:
+ *   1. expand: the frontier goes down to the host (a list unpacked on the GPU, or the
+ *      bitmap), MPI_Allgatherv along the grid column, the received messages come back up
+ *      and are merged into the column bitmap (bitmaps OR'd, lists packed with atomicOr);
+ *   2. discover: the column bitmap is unpacked into a list (popcount scan + Algorithm 1)
+ *      and a thread per frontier vertex claims its neighbours with atomics (Rossetti's
+ *      straightforward BFS);
+ *   3. fold: the discovered vertices of the other row members' sections go down (lists
+ *      unpacked on the GPU, or bitmaps), MPI_Alltoallv along the grid row, back up, merged;
+ *   4. update: owners keep the unvisited ones (a kernel), their count comes down and an
+ *      MPI_Allreduce decides whether another level follows.
+ * The GPU idles during every copy and message (Bernaschi Sec. 2: the baseline).
+ * BFS_DISCOVER=edges switches step 2 to the edge-balanced kernel the other variants use.
+ *   mpiexec -n 4 build/bin/bfs --variant naive --scale 16 --grid 2x2 --transfer bitmap */
+#include <stdlib.h>
+
+#include "claim.h"
+#include "gpu_block.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+typedef struct naive_state {
+  bfs_ctx c;
+  bfs_gpu b;
+  bfs_dev_csr csr; /* the rank's whole block */
+  cudaStream_t s;
+  int kind; /* discovery kernel */
+  bfs_traffic traffic;
+} naive_state;
+
+static void *naive_setup(const bfs_ctx *c) {
+  naive_state *s = calloc(1, sizeof *s);
+  s->c = *c;
+  bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS);
+  bfs_dev_csr_upload(&s->csr, c->g, c->g->xoff, c->g->adj);
+  KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
+  s->kind = bfs_discover_kind(BFS_DISCOVER_THREAD);
+  return s;
+}
+
+static void naive_run(void *st, int64_t root) {
+  naive_state *s = st;
+  bfs_gpu *b = &s->b;
+  const bfs_graph *g = s->c.g;
+  KIT_CUDA_CHECK(cudaSetDevice(b->device));
+  s->traffic.nlevels = 0;
+
+  KIT_RANGE_PUSH("init");
+  int64_t count = bfs_gpu_start(b, root, s->s); /* this rank's frontier */
+  KIT_RANGE_POP();
+  for (int level = 0;; ++level) {
+    if (level > BFS_KEY_MAX_LEVEL)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
+    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+
+    /* 1. Expand: the column's frontier, the others' from MPI, this rank's copied on the GPU. */
+    const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
+    bfs_gpu_own_to_col(b, s->s);
+
+    /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
+    KIT_RANGE_PUSH("discover");
+    int h = kit_gpu_range_begin("gpu_discover", s->s);
+    bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
+    bfs_gpu_discover(s->kind, &b->work, &s->csr, b->geom, b->col_list, count + remote, b->d_n_col, 0, level,
+                     b->rowbits, b->best, s->s);
+    kit_gpu_range_end(h, s->s);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->s)); /* compute, then communicate */
+    KIT_RANGE_POP();
+
+    /* 3. Fold: the other sections to their owners; this rank's own section stays here. */
+    bfs_gpu_fold_remote(b, s->s, t);
+    bfs_gpu_fold_local(b, s->s);
+
+    /* 4. Update: owners keep the unvisited ones, the next frontier. */
+    KIT_RANGE_PUSH("update");
+    count = bfs_gpu_update(b, level, s->s);
+    int64_t next = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    KIT_RANGE_POP();
+    bfs_note_frontier(&s->traffic, level, next);
+    if (next == 0) break;
+  }
+
+  /* 5. Parents: the earliest, smallest-label discoverer of each owned vertex. */
+  KIT_RANGE_PUSH("parents");
+  bfs_gpu_parents(b, s->s);
+  KIT_RANGE_POP();
+}
+
+static void naive_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
+  bfs_gpu_fetch(&((naive_state *)st)->b, parent_owned, level_owned);
+}
+
+static const bfs_traffic *naive_traffic(void *st) {
+  return &((naive_state *)st)->traffic;
+}
+
+static void naive_teardown(void *st) {
+  naive_state *s = st;
+  KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
+  KIT_CUDA_CHECK(cudaStreamDestroy(s->s));
+  bfs_dev_csr_free(&s->csr);
+  bfs_gpu_free(&s->b);
+  free(s->traffic.lv);
+  free(s);
+}
+
+const bfs_variant bfs_naive = {
+    "naive",
+    "one rank per GPU, one stream: expand, discover (a thread per frontier vertex), fold, update; no overlap",
+    1,
+    naive_setup,
+    naive_run,
+    naive_fetch,
+    naive_traffic,
+    naive_teardown,
+};
