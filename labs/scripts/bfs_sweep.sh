@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# bfs_sweep.sh MODE OUT.jsonl [BIN]: the bfs benchmark runs (issue 7). Every run validates each
+# search by the Graph500 rules and the oracle's levels, and appends one kit.result/1 line.
+#   single : one GPU, scale 22, 8 roots: every variant; naive with the per-edge kernel too
+#   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
+mode=$1; out=$2; bin=${3:-build/bin/bfs}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sweep_lib.sh"
+case $mode in
+  single)
+    for v in naive two-stream hybrid; do run "$bin" --variant $v --scale 22 --roots 8; done
+    run "$bin" --variant multi-thread --gpus 1 --scale 22 --roots 8
+    BFS_DISCOVER=edges run "$bin" --variant naive --scale 22 --roots 8 ;;
+  cpu)
+    for np in 1 2 4; do
+      OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8
+    done ;;
+  *) echo "usage: bfs_sweep.sh single|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
