@@ -30,31 +30,26 @@ void pt_owner_coords(const int nc[3], const int dims[3], const int cell[3], int 
   }
 }
 
-int64_t pt_gid(const int nc[3], const int c[3]) {
-  /* Sec. 3.2.1's c_k N_j N_i + c_j N_i + c_i over the grid extended by the one-cell shell. */
-  const int64_t gx = nc[0] + 2, gy = nc[1] + 2;
-  return ((int64_t)(c[2] + 1) * gy + (c[1] + 1)) * gx + (c[0] + 1);
-}
+/* The three below are binning.h's, which the GPU kernels call too: one binning for both. */
+int64_t pt_gid(const int nc[3], const int c[3]) { return pt_gid_hd(nc, c); }
 
-int pt_lookup(const pt_decomp *d, int64_t gid) {
-  int lo = 0, hi = d->ncells - 1;
-  while (lo <= hi) {
-    const int mid = lo + (hi - lo) / 2;
-    const int64_t g = d->array[mid].gid;
-    if (g == gid) return d->array[mid].lid;
-    if (g < gid) lo = mid + 1;
-    else hi = mid - 1;
+int pt_lookup(const pt_decomp *d, int64_t gid) { return pt_lookup_hd(d->array, d->ncells, gid); }
+
+pt_binner pt_binner_of(const pt_params *p, const pt_decomp *d, const pt_cell_entry *cells) {
+  pt_binner b;
+  for (int a = 0; a < 3; ++a) {
+    b.inv_side[a] = p->inv_side[a];
+    b.box[a] = p->box[a];
+    b.nc[a] = d->nc[a];
   }
-  return -1;
+  b.ncells = d->ncells;
+  b.cells = cells;
+  return b;
 }
 
 int pt_cell_of(const pt_params *p, const pt_decomp *d, const double x[3]) {
-  int c[3];
-  for (int a = 0; a < 3; ++a) {
-    c[a] = cell_coord(x[a], p->inv_side[a], p->box[a], d->nc[a]);
-    if (c[a] < -1 || c[a] > d->nc[a]) return -1; /* beyond the shell of any rank */
-  }
-  return pt_lookup(d, pt_gid(d->nc, c));
+  const pt_binner b = pt_binner_of(p, d, d->array);
+  return pt_bin(&b, x);
 }
 
 static int cmp_entry(const void *a, const void *b) {

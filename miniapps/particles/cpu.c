@@ -11,8 +11,9 @@
  *   6. receive, filter (keep what falls in external cells), sort the copies by (cell, id);
  *   7. forces on the frontier cells (the boundary), then the second half kick.
  * Forces: every owned particle sums over the 27 neighbouring cells in a fixed order and the
- * particles of a cell in id order; no Newton's-third-law halving, so a particle's force is
- * one thread's sum, independent of the thread count and the rank grid.
+ * particles of a cell in id order (lj_force_on in lj.h, which the GPU kernels call too); no
+ * Newton's-third-law halving, so a particle's force is one thread's sum, independent of the
+ * thread count and the rank grid.
  *   mpiexec -n 4 build/bin/particles --variant cpu --cells 8 --iters 100 */
 #include <math.h>
 #include <stdlib.h>
@@ -142,31 +143,7 @@ static void forces(cpu_state *s, int c0, int c1) {
   const double *x = s->x;
 #pragma omp parallel for schedule(dynamic, 8)
   for (int c = c0; c < c1; ++c)
-    for (int i = cs[c]; i < cs[c + 1]; ++i) {
-      double fx = 0.0, fy = 0.0, fz = 0.0, pe = 0.0, vir = 0.0;
-      const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
-      for (int m = 0; m < 27; ++m) {
-        const int nb = nbr[27 * c + m];
-        for (int j = cs[nb]; j < cs[nb + 1]; ++j) {
-          if (j == i) continue;
-          const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
-          const double r2 = dx * dx + dy * dy + dz * dz;
-          if (!(r2 < rc2)) continue;
-          double fr;
-          const double e = lj_pair(r2, rc2, eshift, &fr);
-          fx += fr * dx;
-          fy += fr * dy;
-          fz += fr * dz;
-          pe += 0.5 * e;        /* each pair is seen from both ends */
-          vir += 0.5 * fr * r2; /* r . f */
-        }
-      }
-      s->f[3 * i] = fx;
-      s->f[3 * i + 1] = fy;
-      s->f[3 * i + 2] = fz;
-      s->pe[i] = pe;
-      s->vir[i] = vir;
-    }
+    for (int i = cs[c]; i < cs[c + 1]; ++i) lj_force_on(i, c, x, nbr, cs, rc2, eshift, s->f + 3 * i, s->pe + i, s->vir + i);
 }
 
 /* Step 2: migration (Sec. 3.2.2). */

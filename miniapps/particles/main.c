@@ -1,8 +1,9 @@
 /* main.c: the particles driver. Parse, set up the rank grid and each rank's tiling, warm up,
- * profile, time, verify, report; the variants (cpu.c, later the GPU ones) do the time steps.
- * Bernaschi et al. Sec. 3.2; see README.md in this folder.
+ * profile, time, verify, report; the variants (cpu.c, naive.c, two_stream.c, multi_thread.c,
+ * hybrid.c) do the time steps. Bernaschi et al. Sec. 3.2; see README.md in this folder.
  *   build/bin/particles --variant list
  *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
+ *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100
  *   build/bin/particles --input my.txt --rc 2.5 --iters 100 */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "kit/check.h"
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
+#include "kit/hybrid.h"
 #include "kit/report.h"
 #include "kit/slab.h"
 #include "lj.h"
@@ -23,17 +25,22 @@
  * neighbour positions are assumed to come from cache (a lower bound, README.md). */
 #define PT_BYTES_PER_ATOM 152.0
 
-static const pt_variant *const variants[] = {&pt_cpu};
+static const pt_variant *const variants[] = {
+    &pt_cpu,
+#ifdef KIT_HAVE_CUDA
+    &pt_naive, &pt_two_stream, &pt_multi_thread, &pt_hybrid,
+#endif
+};
 static const pt_variant *find_variant(const char *name) {
   for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i)
     if (strcmp(variants[i]->name, name) == 0) return variants[i];
   return NULL;
 }
 
-/* --variant list: every name of the contract; the GPU ones are not written yet. */
+/* --variant list: a CPU-only build lists the GPU variants too (they exit 77). */
 static const char *describe(const char *name) {
   const pt_variant *v = find_variant(name);
-  return v ? v->summary : "(not written yet: issue 6)";
+  return v ? v->summary : "(not built: no CUDA toolkit)";
 }
 
 static int parse_ranks(const char *arg, void *dest, char *err, size_t errlen) {
@@ -47,16 +54,53 @@ static int parse_ranks(const char *arg, void *dest, char *err, size_t errlen) {
   return 0;
 }
 
-/* Does this rank own the cell of x? (the `keep` of the initial state) */
+/* Who owns what: the tile grid (the rank grid, or ranks x threads for multi-thread), tile q
+ * belonging to rank q / tiles_per_rank. */
+typedef struct owner_arg {
+  const pt_params *p;
+  int dims[3];
+  int tiles_per_rank, rank;
+} owner_arg;
+
+/* Does this rank own the cell of x (one of its tiles does)? (the `keep` of the initial state) */
 static int owns(const void *arg, const double x[3]) {
-  const void *const *a = arg;
-  const pt_params *p = a[0];
-  const pt_decomp *d = a[1];
+  const owner_arg *a = arg;
+  const pt_params *p = a->p;
+  int cell[3], rc[3];
   for (int k = 0; k < 3; ++k) {
-    const int c = cell_coord(x[k], p->inv_side[k], p->box[k], p->nc[k]);
-    if (c < d->lo[k] || c >= d->hi[k]) return 0;
+    cell[k] = cell_coord(x[k], p->inv_side[k], p->box[k], p->nc[k]);
+    if (cell[k] < 0 || cell[k] >= p->nc[k]) return 0;
   }
-  return 1;
+  pt_owner_coords(p->nc, a->dims, cell, rc);
+  return pt_rank_of(a->dims, rc) / a->tiles_per_rank == a->rank;
+}
+
+/* The tiling of tile q of the grid dims (x fastest). */
+static void tile_decomp(const pt_params *p, const int dims[3], int q, pt_decomp *d) {
+  const int coords[3] = {q % dims[0], (q / dims[0]) % dims[1], q / (dims[0] * dims[1])};
+  pt_decomp_build(d, p->nc, dims, coords);
+}
+
+/* --cpu-fraction auto's measurement of one share on a fresh state (kit_median_time). */
+static double calibrate(const pt_variant *v, pt_ctx ctx, double fraction, int steps) {
+  ctx.cpu_fraction = fraction;
+  /* The variant owns (and frees) the tiling it is given: this one gets its own. */
+  int nc[3], dims[3], coords[3];
+  memcpy(nc, ctx.dec.nc, sizeof nc);
+  memcpy(dims, ctx.dec.dims, sizeof dims);
+  memcpy(coords, ctx.dec.coords, sizeof coords);
+  pt_decomp_build(&ctx.dec, nc, dims, coords);
+  void *st = v->setup(&ctx);
+  const double t = kit_median_time(st, v->run, steps);
+  v->teardown(st);
+  return t;
+}
+
+/* CPU cells of hybrid's share f, summed over ranks (kit_cpu_planes: as hybrid.c). */
+static int cpu_cells_total(const pt_decomp *d, double f) {
+  int mine = f > 0.0 ? kit_cpu_planes(d->first[2], f) : 0, all = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  return all;
 }
 
 /* --checkpoint / --restart (kit/checkpoint.h: the file format). A checkpoint holds, after
@@ -142,7 +186,7 @@ int main(int argc, char **argv) {
 
   const int front = kit_front_door(&env, argc, argv, opts, "particles",
       "Lennard-Jones particle dynamics over internal/frontier/external cells with migration "
-      "(Bernaschi et al. Sec. 3.2); variants: cpu (naive two-stream multi-thread hybrid: not yet)",
+      "(Bernaschi et al. Sec. 3.2); variants: cpu naive two-stream multi-thread hybrid",
       &p.run, describe);
   if (front >= 0) return kit_finalize(front);
   p.allpairs_max = (long long)allpairs;
@@ -153,6 +197,10 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "particles: --cpu-fraction applies only to --variant hybrid"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "particles: --gpus does not apply to --variant cpu"));
+  const int is_mt = strcmp(vn, "multi-thread") == 0, is_hybrid = strcmp(vn, "hybrid") == 0;
+  if (is_mt && p.run.gpus > PT_MT_MAX_GPUS)
+    return kit_finalize(kit_usage_error(&env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process",
+                                        PT_MT_MAX_GPUS));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "particles: --checkpoint-every needs --checkpoint FILE"));
   if (drift_given && !p.shift)
@@ -176,23 +224,40 @@ int main(int argc, char **argv) {
       return kit_finalize(kit_usage_error(&env,
           "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
           p.rc, "xyz"[a], p.box[a], p.nc[a], p.nc[a] == 1 ? "" : "s"));
+  /* multi-thread tiles the box over ranks x threads (one thread per GPU, --gpus or every
+   * visible one); the others over the ranks. A machine without a GPU skips below. */
+  int tiles_per_rank = 1;
+  if (is_mt) {
+    const int g = kit_mt_gpus(&env, "particles", p.run.gpus, PT_MT_MAX_GPUS);
+    if (g < 0) return kit_finalize(KIT_EXIT_USAGE);
+    tiles_per_rank = g > 0 ? g : 1;
+  }
+  const int ntiles = env.nranks * tiles_per_rank;
   int dims[3] = {0, 0, 0};
   if (ranks_given) {
-    if ((long long)p.ranks[0] * p.ranks[1] * p.ranks[2] != env.nranks)
+    if ((long long)p.ranks[0] * p.ranks[1] * p.ranks[2] != ntiles) {
+      if (is_mt)
+        return kit_finalize(kit_usage_error(&env,
+            "particles: --ranks: %d x %d x %d is not the %d tiles (%d ranks x %d threads) of this run",
+            p.ranks[0], p.ranks[1], p.ranks[2], ntiles, env.nranks, tiles_per_rank));
       return kit_finalize(kit_usage_error(&env, "particles: --ranks: %d x %d x %d is not the %d ranks of this run",
                                           p.ranks[0], p.ranks[1], p.ranks[2], env.nranks));
+    }
     memcpy(dims, p.ranks, sizeof dims);
   } else {
-    KIT_MPI_CHECK(MPI_Dims_create(env.nranks, 3, dims));
+    KIT_MPI_CHECK(MPI_Dims_create(ntiles, 3, dims));
   }
   for (int a = 0; a < 3; ++a)
     if (dims[a] > p.nc[a])
       return kit_finalize(kit_usage_error(&env,
-          "particles: more ranks than cells: %d ranks along %c (grid %dx%dx%d) but only %d cells of side >= rc",
-          dims[a], "xyz"[a], dims[0], dims[1], dims[2], p.nc[a]));
+          "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
+          is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", "xyz"[a], dims[0], dims[1], dims[2], p.nc[a]));
   memcpy(p.ranks, dims, sizeof dims);
   const pt_variant *v = find_variant(vn);
-  if (!v) return kit_finalize(kit_skip(&env, "particles", vn, "not written yet (issue 6)"));
+  if (!v) return kit_finalize(kit_skip(&env, "particles", vn, "built without CUDA"));
+  if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "particles", vn, "no CUDA device"));
+  if (is_mt && env.nranks > 1 && env.thread_level < MPI_THREAD_MULTIPLE)
+    return kit_finalize(kit_skip(&env, "particles", vn, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE"));
   if (kit_check_output_file(&env, "particles", "--json", p.run.json) ||
       kit_check_output_file(&env, "particles", "--trace", p.run.trace) ||
       kit_check_output_file(&env, "particles", "--dump", p.dump) ||
@@ -204,7 +269,19 @@ int main(int argc, char **argv) {
     double host = 500.0 * (double)p.n / env.nranks + 1e6;
     if (env.rank == 0 && (p.n <= p.allpairs_max || p.dump)) host += 300.0 * (double)p.n;
     if (p.run.restart) host += 8.0 * PT_REC * (double)p.n; /* the checkpoint, on every rank */
-    const int rc = kit_check_memory(&env, "particles", host, 0.0, 0);
+    /* GPU variants: pinned mirrors (about 100 bytes a particle with the copies) and the
+     * fetch; on the device about 230 bytes a particle slot (two sets for the sort, forces,
+     * the sort's permutation, the leaver records), slots for the copies of the external cells
+     * too: 700 bytes a particle is generous for tiles of a few thousand cells or more. */
+    double dev = 0.0;
+    int devices = 0;
+    if (v->needs_gpu) {
+      host += 200.0 * (double)p.n / env.nranks;
+      const int per = is_mt ? tiles_per_rank : 1;
+      devices = per < env.gpus_visible ? per : env.gpus_visible;
+      dev = 700.0 * (double)p.n / ntiles * per / (devices > 0 ? devices : 1) + 64e6;
+    }
+    const int rc = kit_check_memory(&env, "particles", host, dev, devices);
     if (rc) return kit_finalize(rc);
   }
   /* --restart: rank 0 reads and checks the checkpoint (this problem's, whole, before
@@ -248,7 +325,17 @@ int main(int argc, char **argv) {
       KIT_MPI_CHECK(MPI_Bcast(ck + at, (int)m, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     }
   }
-  const double host_bw = kit_host_triad_ceiling(&env, p.run.measure_ceilings);
+  /* GPUs: one per rank, or (multi-thread) one per thread, wrapping around the visible ones. */
+  int gpus_total = 0;
+  if (is_mt) {
+    kit_select_device(&env, 0);
+    gpus_total = kit_distinct_gpus(&env, tiles_per_rank, 0);
+  } else if (v->needs_gpu) {
+    kit_select_device(&env, p.run.gpus);
+    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
+  }
+  const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
 
   /* This rank's place in the grid (x fastest) and its tiling. */
   pt_ctx ctx;
@@ -257,24 +344,56 @@ int main(int argc, char **argv) {
   ctx.env = &env;
   ctx.comm = MPI_COMM_WORLD;
   ctx.faults = 1;
-  const int coords[3] = {env.rank % dims[0], (env.rank / dims[0]) % dims[1], env.rank / (dims[0] * dims[1])};
-  pt_decomp_build(&ctx.dec, p.nc, dims, coords);
+  ctx.gpus = tiles_per_rank;
+  /* multi-thread tiles its own share of the grid (multi_thread.c): no decomposition here. */
+  if (!is_mt) tile_decomp(&p, dims, env.rank, &ctx.dec);
   pt_particles init = {0};
-  const void *keep_arg[2] = {&p, &ctx.dec};
+  owner_arg keep_arg = {&p, {dims[0], dims[1], dims[2]}, tiles_per_rank, env.rank};
   if (ck) {
     for (long long i = 0; i < p.n; ++i) {
       const double *r = ck + PT_REC * i;
-      if (owns(keep_arg, r + 1)) pt_particles_push(&init, (int64_t)r[0], r + 1, r + 4);
+      if (owns(&keep_arg, r + 1)) pt_particles_push(&init, (int64_t)r[0], r + 1, r + 4);
     }
   } else if (p.input) {
     char err[300];
-    if (pt_read_particles(&p, owns, keep_arg, &init, err, sizeof err) != 0)
+    if (pt_read_particles(&p, owns, &keep_arg, &init, err, sizeof err) != 0)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed while reading: %s", err);
   } else {
-    pt_lattice(&p, owns, keep_arg, &init);
+    pt_lattice(&p, owns, &keep_arg, &init);
   }
   ctx.init = &init;
-  const pt_decomp dec = ctx.dec; /* the variant owns its copy from here */
+
+  /* hybrid: the CPU share of the owned cells. --cpu-fraction auto: Paper II's bandwidth model
+   * proposes one, and a short measurement against share 0 (the GPU-only schedule) decides, so
+   * the hybrid never loses to it (the rule of laplace and lbm, docs/hybrid.md). */
+  double cpu_fraction = -1.0, model_fraction = -1.0, t_model = 0.0, t_zero = 0.0;
+  if (is_hybrid) {
+    cpu_fraction = p.run.cpu_fraction >= 0.0 ? p.run.cpu_fraction
+                                             : (model_fraction = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+    if (model_fraction > 0.0 && cpu_cells_total(&ctx.dec, model_fraction) > 0) {
+      const int steps = p.run.iters < 5 ? 5 : (p.run.iters > 20 ? 20 : p.run.iters);
+      t_model = calibrate(v, ctx, model_fraction, steps);
+      t_zero = calibrate(v, ctx, 0.0, steps);
+      cpu_fraction = t_model < t_zero ? model_fraction : 0.0;
+      kit_log(&env, "particles: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
+              model_fraction, t_model, t_zero, steps, cpu_fraction);
+    }
+    ctx.cpu_fraction = cpu_fraction;
+  }
+  /* What the report says of the tiling: this rank's tiles (the variant owns ctx.dec from the
+   * set-up on). */
+  int cl[3] = {0, 0, 0}, nb[2] = {0, 0};
+  for (int i = 0; i < tiles_per_rank; ++i) {
+    pt_decomp td;
+    tile_decomp(&p, dims, env.rank * tiles_per_rank + i, &td);
+    cl[0] += td.first[1] - td.first[0];
+    cl[1] += td.first[2] - td.first[1];
+    cl[2] += td.ncells - td.first[2];
+    if (td.nconn > nb[0]) nb[0] = td.nconn;
+    if (td.nbr_ranks > nb[1]) nb[1] = td.nbr_ranks;
+    pt_decomp_free(&td);
+  }
+  const int cpu_cells = is_hybrid ? cpu_cells_total(&ctx.dec, cpu_fraction) : 0;
 
   void *st = v->setup(&ctx);
   if (ck) {
@@ -345,6 +464,7 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "ranks_x", dims[0]);
   kit_json_int(pj, "ranks_y", dims[1]);
   kit_json_int(pj, "ranks_z", dims[2]);
+  kit_json_int(pj, "tiles_per_rank", tiles_per_rank); /* multi-thread: ranks_* is the tile grid */
   kit_json_int(pj, "iters", p.run.iters);
   kit_json_int(pj, "start_step", p.start_step);
   kit_json_int(pj, "warmup", p.run.warmup);
@@ -360,17 +480,27 @@ int main(int argc, char **argv) {
   kit_json_end_object(pj);
 
   const pt_traffic *tr = v->traffic(st);
-  kit_report_fill_run(&rep, &env, &timing, 0, -1.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   kit_report_fom(&rep, "atom-steps/s", "atom-steps/s", (double)p.n * timing.iters / timing.time.median);
-  kit_report_bandwidth(&rep, PT_BYTES_PER_ATOM * (double)p.n, timing.iters, host_bw, "host triad x nodes");
+  kit_report_bandwidth(&rep, PT_BYTES_PER_ATOM * (double)p.n, timing.iters,
+                       (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (!v->needs_gpu || is_hybrid ? host_bw : 0.0),
+                       v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                                    : "host triad x nodes");
+  if (is_hybrid) {
+    kit_report_result(&rep, "cpu_cells", cpu_cells, "cells (all ranks)");
+    if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
+    if (t_model > 0.0) {
+      kit_report_result(&rep, "calibration_model_s", t_model, "s");
+      kit_report_result(&rep, "calibration_gpu_only_s", t_zero, "s");
+    }
+  }
   const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
   kit_report_messages(&rep, tr->messages, tr->bytes, per);
   {
     long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded, 0}, tot[5];
     KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-    int cl[4] = {dec.first[1] - dec.first[0], dec.first[2] - dec.first[1], dec.ncells - dec.first[2], dec.nconn}, ct[4];
+    int ct[3], nbmax[2];
     KIT_MPI_CHECK(MPI_Allreduce(cl, ct, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    int nb[2] = {dec.nconn, dec.nbr_ranks}, nbmax[2];
     KIT_MPI_CHECK(MPI_Allreduce(nb, nbmax, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     const pt_thermo q = pt_thermo_of(&p, th + (size_t)steps * PT_TH_N);
     kit_report_result(&rep, "pe_per_particle", q.pe, "");
@@ -385,8 +515,8 @@ int main(int argc, char **argv) {
     kit_report_result(&rep, "cells_internal", ct[0], "all ranks");
     kit_report_result(&rep, "cells_frontier", ct[1], "all ranks");
     kit_report_result(&rep, "cells_external", ct[2], "all ranks");
-    kit_report_result(&rep, "max_connections", nbmax[0], "per rank");
-    kit_report_result(&rep, "max_nbr_ranks", nbmax[1], "per rank");
+    kit_report_result(&rep, "max_connections", nbmax[0], is_mt ? "per tile" : "per rank");
+    kit_report_result(&rep, "max_nbr_ranks", nbmax[1], is_mt ? "tiles, per tile" : "per rank");
   }
   if (p.run.verify) pt_verify(&p, &env, v, st, th, steps, &rep);
   if (p.dump) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "binning.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
 
@@ -31,7 +32,8 @@ typedef struct pt_params {
   int shift;              /* --shift: energy-shifted potential, continuous at rc */
   const char *input;      /* --input FILE: particles from a text file instead of the lattice */
   const char *domain;     /* --domain: "box" (periodic); irregular geometries: later */
-  int ranks[3];           /* --ranks PX,PY,PZ: the rank grid (default MPI_Dims_create) */
+  int ranks[3];           /* --ranks PX,PY,PZ: the rank grid (multi-thread: of ranks x threads;
+                             default MPI_Dims_create) */
   int thermo;             /* --thermo N: steps between thermodynamic lines (0: iters/10) */
   double max_drift;       /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
   long long allpairs_max; /* --allpairs-max: the O(N^2) checks run up to this many particles */
@@ -55,8 +57,8 @@ void pt_derive_cells(pt_params *p);
  * first, then frontier, then external, "saving the first index for each set"). */
 enum { PT_INTERNAL = 0, PT_FRONTIER = 1, PT_EXTERNAL = 2 };
 
-/* One entry of the cell array: the global index and the local index. */
-typedef struct pt_cell_entry { int64_t gid; int lid; } pt_cell_entry;
+/* One entry of the cell array (pt_cell_entry: the global and the local index) is defined in
+ * binning.h, with the binning the GPU kernels share. */
 
 /* A connection: a neighbouring rank and the periodic image its cells are seen in. Particles
  * sent over connection k are shifted by -shift[k] * L into the receiver's frame. In an
@@ -105,6 +107,8 @@ static inline int pt_group(const pt_decomp *d, int lid) {
 }
 /* The local cell of position x (in this rank's frame), or -1 outside the local cells. */
 int pt_cell_of(const pt_params *p, const pt_decomp *d, const double x[3]);
+/* The binning of tiling d with its cell array at `cells` (d->array, or a device copy of it). */
+pt_binner pt_binner_of(const pt_params *p, const pt_decomp *d, const pt_cell_entry *cells);
 
 /* A set of particles in structure-of-arrays form (what a rank owns, or a whole system). */
 typedef struct pt_particles {
@@ -146,10 +150,16 @@ typedef struct pt_ctx {
   const pt_params *p;
   const kit_env *env;
   MPI_Comm comm;          /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
-  pt_decomp dec;          /* this rank's tiling */
+  pt_decomp dec;          /* this rank's tiling (multi-thread: empty; it tiles p->ranks itself) */
   const pt_particles *init; /* this rank's initial particles */
   int faults;             /* 1: honour KIT_FAULT (0 for the oracle re-run) */
+  int gpus;               /* multi-thread: tiles (threads, GPUs) of this rank; else 1 */
+  double cpu_fraction;    /* hybrid: CPU share of the owned cells, resolved from auto; else 0 */
 } pt_ctx;
+
+/* multi-thread: at most this many threads (tiles) per process, so the MPI tags of
+ * px_init_tiles stay within 32767. */
+#define PT_MT_MAX_GPUS 16
 
 /* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
 typedef struct pt_variant {
@@ -168,6 +178,9 @@ typedef struct pt_variant {
 } pt_variant;
 
 extern const pt_variant pt_cpu;
+#ifdef KIT_HAVE_CUDA
+extern const pt_variant pt_naive, pt_two_stream, pt_multi_thread, pt_hybrid;
+#endif
 
 /* reference.c: the independent all-pairs O(N^2) code (minimum image, no cells), serial.
  * Forces, potential energy and virial of n particles at x (3 each) in the periodic box. */

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "exchange.h"
+#include "frontier.h"
 #include "lj.h"
 #include "particles.h"
 
@@ -298,6 +300,159 @@ std::string read_error(const std::string &text) {
 }  // namespace
 
 // The reader names the line of the first problem (comments and blank lines still count).
+// The GPU variants' host path (frontier.c) on one rank, looped back through px_take_local (as
+// the multi-thread variant's threads exchange): a leaver just below x = 0 arrives at the
+// largest double below L (x + L rounds to L itself), in the last owned cell, velocity intact.
+namespace {
+int back_connection(const pt_decomp *d, int k) {
+  for (int j = 0; j < d->nconn; ++j)
+    if (d->conn[j].rank == d->conn[k].rank && d->conn[j].shift[0] == -d->conn[k].shift[0] &&
+        d->conn[j].shift[1] == -d->conn[k].shift[1] && d->conn[j].shift[2] == -d->conn[k].shift[2])
+      return j;
+  return -1;
+}
+void loop_back(px_plan *x, const pt_decomp *d) {
+  for (int k = 0; k < x->n; ++k) {
+    const int b = back_connection(d, k);
+    ASSERT_GE(b, 0);
+    px_take_local(x, k, x, b);
+  }
+}
+}  // namespace
+
+TEST(particles, GpuHostPathMigrantAcrossFace) {
+  pt_params p = small_box(8.0, 8.5, 9.0);
+  pt_decomp d;
+  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  pt_decomp_build(&d, p.nc, one, zero);
+  const double x[3] = {-1e-300, 4.0, 4.5};
+  const int c = pt_cell_of(&p, &d, x);
+  ASSERT_GE(c, d.first[2]);  // an external cell: the particle leaves
+  double rec[PT_LEAVER_W] = {7.0, x[0], x[1], x[2], -1.0, 0.25, 0.5, (double)c};
+  px_plan migr;
+  px_init(&migr, MPI_COMM_SELF, &d, PT_MIGRANT_W, 64);
+  pt_traffic tr = {};
+  pt_pack_migrants(&p, &d, rec, 1, &migr, &tr);
+  EXPECT_EQ(tr.migrated, 1);
+  loop_back(&migr, &d);
+  pt_set arr = {};
+  pt_unpack_migrants(&p, &d, &migr, &arr);
+  ASSERT_EQ(arr.n, 1);
+  EXPECT_EQ(arr.id[0], 7);
+  EXPECT_EQ(arr.x[0], std::nextafter(8.0, 0.0));
+  EXPECT_EQ(arr.x[1], 4.0);
+  EXPECT_EQ(arr.x[2], 4.5);
+  EXPECT_EQ(arr.v[0], -1.0);
+  EXPECT_EQ(arr.v[2], 0.5);
+  EXPECT_EQ(arr.cell[0], pt_cell_of(&p, &d, arr.x));
+  EXPECT_LT(arr.cell[0], d.first[2]);
+  pt_set_free(&arr);
+  px_free(&migr);
+  pt_decomp_free(&d);
+}
+
+// The frontier copies of the lattice on one rank, looped back: every external cell receives
+// exactly the particles of the owned cell it is an image of, shifted by a whole box, sorted by
+// id, and nothing is discarded.
+TEST(particles, GpuHostPathFrontierImages) {
+  pt_params p;
+  std::memset(&p, 0, sizeof p);
+  p.run = kit_run_defaults();
+  p.cells[0] = 5, p.cells[1] = 4, p.cells[2] = 6;
+  p.density = 0.8442;
+  p.temp = 1.44;
+  p.rc = 2.0;
+  p.dt = 0.005;
+  pt_derive(&p);
+  pt_particles all = {};
+  pt_lattice(&p, nullptr, nullptr, &all);
+  pt_decomp d;
+  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  pt_decomp_build(&d, p.nc, one, zero);
+  // The cell matrix by hand: particles sorted by (cell, id); the lattice is in id order.
+  std::vector<std::vector<long long>> rows(d.first[2]);
+  for (long long i = 0; i < all.n; ++i) rows[pt_cell_of(&p, &d, all.x + 3 * i)].push_back(i);
+  std::vector<int> cstart(d.ncells + 1, 0);
+  std::vector<int64_t> id(4 * all.n);
+  std::vector<double> x(12 * all.n);
+  long long n = 0;
+  for (int c = 0; c < d.first[2]; ++c) {
+    cstart[c] = (int)n;
+    for (long long i : rows[c]) {
+      id[n] = all.id[i];
+      std::memcpy(&x[3 * n], all.x + 3 * i, 3 * sizeof(double));
+      ++n;
+    }
+  }
+  cstart[d.first[2]] = (int)n;
+  px_plan ghost;
+  px_init(&ghost, MPI_COMM_SELF, &d, PT_GHOST_W, 0);
+  pt_traffic tr = {};
+  pt_pack_frontier(&p, &d, cstart.data(), id.data(), x.data(), &ghost, &tr);
+  loop_back(&ghost, &d);
+  pt_ghosts g = {};
+  pt_unpack_ghosts(&p, &d, &ghost, &g, &tr);
+  EXPECT_EQ(tr.ghosts_discarded, 0);
+  EXPECT_EQ(tr.ghosts_sent, g.n);
+  pt_place_ghosts(&d, &g, n, id.data(), x.data(), cstart.data());
+  EXPECT_EQ(cstart[d.first[2]], n);
+  EXPECT_EQ(cstart[d.ncells], n + g.n);
+  for (int e = d.first[2]; e < d.ncells; ++e) {
+    const int *ce = d.coord + 3 * e;
+    int w[3], s[3];
+    for (int a = 0; a < 3; ++a) {
+      w[a] = ((ce[a] % p.nc[a]) + p.nc[a]) % p.nc[a];
+      s[a] = (ce[a] - w[a]) / p.nc[a];
+    }
+    const int o = pt_lookup(&d, pt_gid(p.nc, w));
+    ASSERT_GE(o, 0);
+    ASSERT_LT(o, d.first[2]);
+    ASSERT_EQ(cstart[e + 1] - cstart[e], cstart[o + 1] - cstart[o]) << "external cell " << e;
+    for (int k = 0; k < cstart[e + 1] - cstart[e]; ++k) {
+      const int gi = cstart[e] + k, oi = cstart[o] + k;
+      EXPECT_EQ(id[gi], id[oi]);  // same particles, both rows by id
+      // The image of an owned particle: x + s L, which the sender computes as x - (-s) L.
+      for (int a = 0; a < 3; ++a) EXPECT_EQ(x[3 * gi + a], x[3 * oi + a] + s[a] * p.box[a]);
+    }
+  }
+  pt_ghosts_free(&g);
+  px_free(&ghost);
+  pt_decomp_free(&d);
+  pt_particles_free(&all);
+}
+
+// Multi-thread tags: four tiles of a 2 x 2 x 1 grid, two threads per rank. The tag a tile sends
+// with over a connection is the one its peer expects over the connection back; connections
+// between threads of one rank are local (no MPI), the others not.
+TEST(particles, TilePlanTagsMatch) {
+  const int nc[3] = {4, 3, 5}, dims[3] = {2, 2, 1}, T = 2;
+  pt_decomp d[4];
+  px_plan pl[4];
+  for (int q = 0; q < 4; ++q) {
+    const int coords[3] = {q % 2, q / 2, 0};
+    pt_decomp_build(&d[q], nc, dims, coords);
+    px_init_tiles(&pl[q], MPI_COMM_SELF, &d[q], PT_GHOST_W, 1, q, T);
+  }
+  for (int q = 0; q < 4; ++q)
+    for (int k = 0; k < d[q].nconn; ++k) {
+      const int b = d[q].conn[k].rank;
+      int kb = -1;
+      for (int j = 0; j < d[b].nconn; ++j)
+        if (d[b].conn[j].rank == q && d[b].conn[j].shift[0] == -d[q].conn[k].shift[0] &&
+            d[b].conn[j].shift[1] == -d[q].conn[k].shift[1] && d[b].conn[j].shift[2] == -d[q].conn[k].shift[2])
+          kb = j;
+      ASSERT_GE(kb, 0);
+      EXPECT_EQ(pl[q].stag[k], pl[b].rtag[kb]);
+      EXPECT_EQ(pl[q].rank[k], b / T);
+      EXPECT_EQ(pl[q].local[k], q / T == b / T);
+      EXPECT_LE(pl[q].stag[k] + 32, 32767);
+    }
+  for (int q = 0; q < 4; ++q) {
+    px_free(&pl[q]);
+    pt_decomp_free(&d[q]);
+  }
+}
+
 TEST(particles, InputErrorsNameTheLine) {
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 0\n"), "ok");
   EXPECT_EQ(read_error("# c\n\n2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 0  # trailing\n"), "ok");

@@ -1,0 +1,435 @@
+/* gpu_tile.c: one subdomain's particles on one GPU (gpu_tile.h), the building block of the
+ * GPU variants. Bernaschi et al. Sec. 3.2: the cell matrix is rebuilt on the device every
+ * step (a counting sort by cell, then by id inside a cell), and only what crosses to another
+ * rank comes to the host: the leavers (Sec. 3.2.2) and the frontier cells (Sec. 3.2.1).
+ * Every copy and memset is asynchronous on the tile's `boundary` stream (the streams are
+ * non-blocking: the legacy default stream's cudaMemcpy/cudaMemset would not be ordered with
+ * them), and the host reads a pinned mirror only after synchronising that stream. */
+#include "gpu_tile.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "kit/check.h"
+#include "kit/ranges.h"
+
+/* The thermo kernel writes rows in the PT_TH_* order. */
+_Static_assert(PT_TH_PE == 0 && PT_TH_KE == 1 && PT_TH_VIR == 2 && PT_TH_PX == 3 && PT_TH_PY == 4 &&
+                   PT_TH_PZ == 5 && PT_TH_N == 6,
+               "kernels.cu's thermo row order");
+
+static void *dev_alloc(size_t bytes) {
+  void *p = NULL;
+  KIT_CUDA_CHECK(cudaMalloc(&p, bytes > 0 ? bytes : 1));
+  return p;
+}
+
+static void *pinned_alloc(size_t bytes) {
+  void *p = kit_host_alloc(bytes > 0 ? bytes : 1, 1);
+  memset(p, 0, bytes > 0 ? bytes : 1); /* every mirror byte defined, even where not yet filled */
+  return p;
+}
+
+static void dev_zero(const pt_gpu_tile *t, void *p, size_t bytes) {
+  KIT_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes > 0 ? bytes : 1, t->boundary));
+}
+
+/* The per-particle arrays for `cap` particles, zeroed (nothing is read before it is written,
+ * but a bug then reads zeros, and compute-sanitizer's initcheck stays quiet). */
+static void alloc_particles(pt_gpu_tile *t, long long cap) {
+  const size_t c = (size_t)cap;
+  t->id = dev_alloc(c * sizeof(int64_t));
+  t->id2 = dev_alloc(c * sizeof(int64_t));
+  t->x = dev_alloc(3 * c * sizeof(double));
+  t->x2 = dev_alloc(3 * c * sizeof(double));
+  t->v = dev_alloc(3 * c * sizeof(double));
+  t->v2 = dev_alloc(3 * c * sizeof(double));
+  t->cell = dev_alloc(c * sizeof(int));
+  t->cell2 = dev_alloc(c * sizeof(int));
+  t->f = dev_alloc(3 * c * sizeof(double));
+  t->pe = dev_alloc(c * sizeof(double));
+  t->vir = dev_alloc(c * sizeof(double));
+  t->perm = dev_alloc(c * sizeof(int));
+  t->leave = dev_alloc(8 * c * sizeof(double));
+  dev_zero(t, t->id, c * sizeof(int64_t));
+  dev_zero(t, t->id2, c * sizeof(int64_t));
+  dev_zero(t, t->x, 3 * c * sizeof(double));
+  dev_zero(t, t->x2, 3 * c * sizeof(double));
+  dev_zero(t, t->v, 3 * c * sizeof(double));
+  dev_zero(t, t->v2, 3 * c * sizeof(double));
+  dev_zero(t, t->cell, c * sizeof(int));
+  dev_zero(t, t->cell2, c * sizeof(int));
+  dev_zero(t, t->f, 3 * c * sizeof(double));
+  dev_zero(t, t->pe, c * sizeof(double));
+  dev_zero(t, t->vir, c * sizeof(double));
+  dev_zero(t, t->perm, c * sizeof(int));
+  dev_zero(t, t->leave, 8 * c * sizeof(double));
+  t->h_id = pinned_alloc(c * sizeof(int64_t));
+  t->h_x = pinned_alloc(3 * c * sizeof(double));
+  if (t->host_forces) {
+    t->h_f = pinned_alloc(3 * c * sizeof(double));
+    t->h_pe = pinned_alloc(c * sizeof(double));
+    t->h_vir = pinned_alloc(c * sizeof(double));
+  }
+  t->cap = cap;
+}
+
+static void free_particles(pt_gpu_tile *t) {
+  void *dev[] = {t->id,    t->id2, t->x,  t->x2,  t->v,    t->v2,   t->cell,
+                 t->cell2, t->f,   t->pe, t->vir, t->perm, t->leave};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i) KIT_CUDA_CHECK(cudaFree(dev[i]));
+  kit_host_free(t->h_id, 1);
+  kit_host_free(t->h_x, 1);
+  if (t->host_forces) {
+    kit_host_free(t->h_f, 1);
+    kit_host_free(t->h_pe, 1);
+    kit_host_free(t->h_vir, 1);
+  }
+}
+
+void pt_tile_init(pt_gpu_tile *t, const pt_params *p, const pt_decomp *d, int device, long long n_hint,
+                  int lo_cell, int host_forces) {
+  memset(t, 0, sizeof *t);
+  t->p = p;
+  t->d = d;
+  t->device = device;
+  t->lo_cell = lo_cell;
+  t->host_forces = host_forces;
+  if (lo_cell < 0 || lo_cell > d->first[1])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: lo_cell %d outside [0, first frontier cell %d]",
+            lo_cell, d->first[1]);
+  KIT_CUDA_CHECK(cudaSetDevice(device));
+  /* The boundary stream gets the higher priority, so its small kernels are not queued behind
+   * the bulk force kernel's blocks (as lbm's two-stream). */
+  int least = 0, greatest = 0;
+  KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&t->boundary, cudaStreamNonBlocking, greatest));
+  KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&t->bulk, cudaStreamNonBlocking, least));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&t->sorted, cudaEventDisableTiming));
+  KIT_CUDA_CHECK(cudaEventCreateWithFlags(&t->bulk_done, cudaEventDisableTiming));
+
+  const int ncells = d->ncells, nown = d->first[2];
+  t->cstart = dev_alloc((size_t)(ncells + 1) * sizeof(int));
+  t->count = dev_alloc((size_t)(nown + 1) * sizeof(int));
+  t->fill = dev_alloc((size_t)nown * sizeof(int));
+  t->nbr = dev_alloc((size_t)nown * 27 * sizeof(int));
+  t->cells = dev_alloc((size_t)ncells * sizeof(pt_cell_entry));
+  t->status = dev_alloc(PT_ST_N * sizeof(unsigned long long));
+  t->partials = dev_alloc(6 * PT_THERMO_PARTIALS * sizeof(double));
+  t->rows = dev_alloc(6 * PT_TILE_ROWS * sizeof(double));
+  t->scan_bytes = pt_scan_temp_bytes(nown + 1);
+  t->scan_tmp = dev_alloc(t->scan_bytes);
+  dev_zero(t, t->cstart, (size_t)(ncells + 1) * sizeof(int));
+  dev_zero(t, t->count, (size_t)(nown + 1) * sizeof(int));
+  dev_zero(t, t->fill, (size_t)nown * sizeof(int));
+  dev_zero(t, t->status, PT_ST_N * sizeof(unsigned long long));
+  dev_zero(t, t->partials, 6 * PT_THERMO_PARTIALS * sizeof(double));
+  dev_zero(t, t->rows, 6 * PT_TILE_ROWS * sizeof(double));
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(t->nbr, d->nbr, (size_t)nown * 27 * sizeof(int), cudaMemcpyHostToDevice, t->boundary));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->cells, d->array, (size_t)ncells * sizeof(pt_cell_entry),
+                                 cudaMemcpyHostToDevice, t->boundary));
+  t->binner = pt_binner_of(p, d, t->cells);
+  t->h_status = pinned_alloc(PT_ST_N * sizeof(unsigned long long));
+  t->h_cstart = pinned_alloc((size_t)(ncells + 1) * sizeof(int));
+
+  /* Room for the owned particles and the copies of the external cells (about as many per
+   * cell), with a margin; pt_tile_reserve grows it if a step needs more. */
+  const double per_cell = nown > 0 ? (double)n_hint / nown : 0.0;
+  double cap = 1.3 * per_cell * ncells + 1024.0;
+  if (cap > INT_MAX) cap = INT_MAX;
+  /* Tests: start nearly empty, so every later step of the growth path (pt_tile_reserve, in
+   * the middle of a step with the bulk stream busy) runs. */
+  if (kit_fault("small-capacity")) cap = 16;
+  alloc_particles(t, (long long)cap);
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+}
+
+void pt_tile_free(pt_gpu_tile *t) {
+  KIT_CUDA_CHECK(cudaSetDevice(t->device));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
+  free_particles(t);
+  void *dev[] = {t->cstart, t->count,    t->fill, t->nbr,     t->cells,
+                 t->status, t->partials, t->rows, t->scan_tmp};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i) KIT_CUDA_CHECK(cudaFree(dev[i]));
+  kit_host_free(t->h_status, 1);
+  kit_host_free(t->h_cstart, 1);
+  if (t->h_leave) kit_host_free(t->h_leave, 1);
+  KIT_CUDA_CHECK(cudaEventDestroy(t->sorted));
+  KIT_CUDA_CHECK(cudaEventDestroy(t->bulk_done));
+  KIT_CUDA_CHECK(cudaStreamDestroy(t->boundary));
+  KIT_CUDA_CHECK(cudaStreamDestroy(t->bulk));
+  free(t->th);
+  memset(t, 0, sizeof *t);
+}
+
+void pt_tile_clear(pt_gpu_tile *t) {
+  t->n = t->ng = 0;
+  t->th_rows = 0;
+  t->rows_used = 0;
+}
+
+void pt_tile_reserve(pt_gpu_tile *t, long long need, long long keep) {
+  if (need <= t->cap) return;
+  if (need > INT_MAX)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld particles on one device, at most %d", need,
+            INT_MAX);
+  long long cap = t->cap;
+  while (cap < need) cap = cap + cap / 2 + 1024;
+  if (cap > INT_MAX) cap = INT_MAX;
+  /* Nothing may still read or write the old arrays: a bulk force kernel, a copy. */
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  pt_gpu_tile old = *t;
+  alloc_particles(t, cap);
+  const size_t k = (size_t)(keep > 0 ? keep : 0);
+  if (k) {
+    const cudaStream_t s = t->boundary;
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->id, old.id, k * sizeof(int64_t), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->x, old.x, 3 * k * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->v, old.v, 3 * k * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->cell, old.cell, k * sizeof(int), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->f, old.f, 3 * k * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->pe, old.pe, k * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->vir, old.vir, k * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    memcpy(t->h_id, old.h_id, k * sizeof(int64_t));
+    memcpy(t->h_x, old.h_x, 3 * k * sizeof(double));
+    if (t->host_forces) {
+      memcpy(t->h_f, old.h_f, 3 * k * sizeof(double));
+      memcpy(t->h_pe, old.h_pe, k * sizeof(double));
+      memcpy(t->h_vir, old.h_vir, k * sizeof(double));
+    }
+  }
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  free_particles(&old);
+}
+
+void pt_tile_kick_drift(pt_gpu_tile *t) {
+  const double dt = t->p->dt, half = 0.5 * dt;
+  const cudaStream_t s = t->boundary;
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->status, 0, 2 * sizeof(unsigned long long), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->status + PT_ST_LOST_ID, 0xFF, sizeof(unsigned long long), s));
+  const int r = kit_gpu_range_begin("gpu_kick_drift", s);
+  launch_pt_kick_drift_bin((int)t->n, t->id, t->x, t->v, t->f, half, dt, t->binner, t->d->first[2], t->cell,
+                           t->leave, t->status, s);
+  kit_gpu_range_end(r, s);
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_status, t->status, PT_ST_N * sizeof(unsigned long long),
+                                 cudaMemcpyDeviceToHost, s));
+}
+
+long long pt_tile_leavers(pt_gpu_tile *t, double **rec) {
+  const cudaStream_t s = t->boundary;
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (t->h_status[PT_ST_LOST])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "particle %llu moved more than one cell in one step (--dt too large, or the system blew up)",
+            t->h_status[PT_ST_LOST_ID]);
+  const long long m = (long long)t->h_status[PT_ST_LEAVERS];
+  if (m > t->n)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld leavers out of %lld particles", m, t->n);
+  if (m > t->h_leave_cap) {
+    if (t->h_leave) kit_host_free(t->h_leave, 1);
+    t->h_leave_cap = 2 * m + 256;
+    t->h_leave = pinned_alloc((size_t)t->h_leave_cap * PT_LEAVER_W * sizeof(double));
+  }
+  if (m > 0) {
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_leave, t->leave, (size_t)m * PT_LEAVER_W * sizeof(double),
+                                   cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  pt_sort_leavers(t->h_leave, m);
+  *rec = t->h_leave;
+  return m;
+}
+
+void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leavers) {
+  const pt_decomp *d = t->d;
+  const cudaStream_t s = t->boundary;
+  const int nown = d->first[2];
+  const long long slots = t->n + arr->n, n_new = slots - leavers;
+  pt_tile_reserve(t, slots, t->n);
+  if (arr->n > 0) {
+    /* From pageable memory: each call returns once the source has been staged. */
+    const size_t n = (size_t)t->n, m = (size_t)arr->n;
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->id + n, arr->id, m * sizeof(int64_t), cudaMemcpyHostToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->x + 3 * n, arr->x, 3 * m * sizeof(double), cudaMemcpyHostToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->v + 3 * n, arr->v, 3 * m * sizeof(double), cudaMemcpyHostToDevice, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->cell + n, arr->cell, m * sizeof(int), cudaMemcpyHostToDevice, s));
+  }
+  /* The cell matrix (Sec. 3.2.1): count per owned cell (leavers and lost have cell -1),
+   * exclusive scan into the rows (cstart[first[2]] = the new count), a slot per particle,
+   * the slots of a cell ordered by id, and the particles gathered in that order. */
+  const int r = kit_gpu_range_begin("gpu_sort", s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->count, 0, (size_t)(nown + 1) * sizeof(int), s));
+  launch_pt_count((int)slots, t->cell, t->count, s);
+  launch_pt_scan(t->count, t->cstart, nown + 1, t->scan_tmp, t->scan_bytes, s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->fill, 0, (size_t)nown * sizeof(int), s));
+  launch_pt_scatter((int)slots, t->cell, t->cstart, t->fill, t->perm, s);
+  launch_pt_sort_rows(nown, t->cstart, t->id, t->perm, s);
+  launch_pt_gather((int)n_new, t->perm, t->id, t->x, t->v, t->cell, t->id2, t->x2, t->v2, t->cell2, s);
+  kit_gpu_range_end(r, s);
+  int64_t *ti = t->id;
+  t->id = t->id2, t->id2 = ti;
+  double *tx = t->x;
+  t->x = t->x2, t->x2 = tx;
+  double *tv = t->v;
+  t->v = t->v2, t->v2 = tv;
+  int *tc = t->cell;
+  t->cell = t->cell2, t->cell2 = tc;
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_cstart + t->lo_cell, t->cstart + t->lo_cell,
+                                 (size_t)(nown - t->lo_cell + 1) * sizeof(int), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaEventRecord(t->sorted, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  /* Particle conservation on this tile: the rows must hold exactly the stayers and arrivals. */
+  if (t->h_cstart[nown] != n_new)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "gpu tile: the cell matrix holds %d particles, expected %lld", t->h_cstart[nown], n_new);
+  t->n = n_new;
+  t->ng = 0;
+}
+
+void pt_tile_fetch_frontier(pt_gpu_tile *t) {
+  const cudaStream_t s = t->boundary;
+  const size_t i0 = (size_t)t->h_cstart[t->lo_cell], m = (size_t)t->n - i0;
+  const int r = kit_gpu_range_begin("gpu_d2h", s);
+  if (m > 0) {
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_id + i0, t->id + i0, m * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(
+        cudaMemcpyAsync(t->h_x + 3 * i0, t->x + 3 * i0, 3 * m * sizeof(double), cudaMemcpyDeviceToHost, s));
+  }
+  kit_gpu_range_end(r, s);
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void pt_tile_put_ghosts(pt_gpu_tile *t, const pt_ghosts *g) {
+  const pt_decomp *d = t->d;
+  const cudaStream_t s = t->boundary;
+  const size_t n = (size_t)t->n, ne = (size_t)(d->ncells - d->first[2]);
+  pt_tile_reserve(t, t->n + g->n, t->n);
+  pt_place_ghosts(d, g, t->n, t->h_id, t->h_x, t->h_cstart);
+  const int r = kit_gpu_range_begin("gpu_h2d", s);
+  /* The force kernels need only the copies' positions and the external cells' rows; the
+   * rows write cstart[first[2] + 1 ..], which no bulk force kernel reads (an internal cell's
+   * neighbours are owned). */
+  if (g->n > 0)
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->x + 3 * n, t->h_x + 3 * n, 3 * (size_t)g->n * sizeof(double),
+                                   cudaMemcpyHostToDevice, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->cstart + d->first[2] + 1, t->h_cstart + d->first[2] + 1, ne * sizeof(int),
+                                 cudaMemcpyHostToDevice, s));
+  kit_gpu_range_end(r, s);
+  t->ng = g->n;
+}
+
+static int rows_of(const pt_gpu_tile *t, int c) {
+  if (c == 0) return 0;
+  if (c < t->lo_cell || c > t->d->first[2])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: the rows of cell %d are not on the host", c);
+  return t->h_cstart[c];
+}
+
+void pt_tile_forces(pt_gpu_tile *t, int c0, int c1, cudaStream_t stream) {
+  const int i0 = rows_of(t, c0), i1 = rows_of(t, c1);
+  launch_pt_forces(i0, i1, t->cell, t->x, t->nbr, t->cstart, t->p->rc2, t->p->eshift, t->f, t->pe, t->vir,
+                   stream);
+}
+
+void pt_tile_put_forces(pt_gpu_tile *t, int c0) {
+  const cudaStream_t s = t->boundary;
+  const size_t i0 = (size_t)rows_of(t, c0), m = (size_t)t->n - i0;
+  if (m == 0 || !t->host_forces) return;
+  const int r = kit_gpu_range_begin("gpu_h2d_forces", s);
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(t->f + 3 * i0, t->h_f + 3 * i0, 3 * m * sizeof(double), cudaMemcpyHostToDevice, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->pe + i0, t->h_pe + i0, m * sizeof(double), cudaMemcpyHostToDevice, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->vir + i0, t->h_vir + i0, m * sizeof(double), cudaMemcpyHostToDevice, s));
+  kit_gpu_range_end(r, s);
+}
+
+/* Thermo rows from the device to t->th; the boundary stream must be idle. */
+static void flush_rows(pt_gpu_tile *t) {
+  if (t->rows_used == 0) return;
+  if (t->th_rows + t->rows_used > t->th_cap) {
+    int cap = t->th_cap > 0 ? t->th_cap : 64;
+    while (cap < t->th_rows + t->rows_used) cap *= 2;
+    double *th = kit_malloc((size_t)cap * PT_TH_N * sizeof *th, "thermo");
+    if (t->th_rows) memcpy(th, t->th, (size_t)t->th_rows * PT_TH_N * sizeof *th);
+    free(t->th);
+    t->th = th;
+    t->th_cap = cap;
+  }
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->th + (size_t)t->th_rows * PT_TH_N, t->rows,
+                                 (size_t)t->rows_used * PT_TH_N * sizeof(double), cudaMemcpyDeviceToHost,
+                                 t->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  t->th_rows += t->rows_used;
+  t->rows_used = 0;
+}
+
+void pt_tile_thermo_row(pt_gpu_tile *t) {
+  if (t->rows_used == PT_TILE_ROWS) {
+    KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+    flush_rows(t);
+  }
+  launch_pt_thermo((int)t->n, t->v, t->pe, t->vir, t->partials, t->rows + (size_t)t->rows_used * PT_TH_N,
+                   t->boundary);
+  t->rows_used++;
+}
+
+void pt_tile_forces_bulk(pt_gpu_tile *t, int c0, int c1) {
+  /* The kernel reads the sorted arrays and their rows: it waits for the sort (the host has
+   * seen it finish too, but the event states the dependence where the stream can see it). */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(t->bulk, t->sorted, 0));
+  const int r = kit_gpu_range_begin("gpu_internal", t->bulk);
+  pt_tile_forces(t, c0, c1, t->bulk);
+  kit_gpu_range_end(r, t->bulk);
+  KIT_CUDA_CHECK(cudaEventRecord(t->bulk_done, t->bulk));
+}
+
+void pt_tile_join(pt_gpu_tile *t) {
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(t->boundary, t->bulk_done, 0));
+}
+
+void pt_tile_end_step(pt_gpu_tile *t, int bulk_ran) {
+  const cudaStream_t s = t->boundary;
+  /* The kick reads every force: the bulk stream's included. */
+  if (bulk_ran) pt_tile_join(t);
+  const int r = kit_gpu_range_begin("gpu_kick", s);
+  launch_pt_kick((int)t->n, t->v, t->f, 0.5 * t->p->dt, s);
+  kit_gpu_range_end(r, s);
+  pt_tile_thermo_row(t);
+}
+
+void pt_tile_sync(pt_gpu_tile *t) {
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  flush_rows(t);
+}
+
+long long pt_tile_fetch(pt_gpu_tile *t, double *out) {
+  if (!out) return t->n;
+  KIT_CUDA_CHECK(cudaSetDevice(t->device));
+  pt_tile_sync(t);
+  const size_t n = (size_t)t->n;
+  if (n == 0) return 0;
+  int64_t *id = kit_malloc(n * sizeof *id, "fetch");
+  double *x = kit_malloc(3 * n * sizeof *x, "fetch"), *v = kit_malloc(3 * n * sizeof *v, "fetch"),
+         *f = kit_malloc(3 * n * sizeof *f, "fetch");
+  const cudaStream_t s = t->boundary;
+  KIT_CUDA_CHECK(cudaMemcpyAsync(id, t->id, n * sizeof *id, cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(x, t->x, 3 * n * sizeof *x, cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(v, t->v, 3 * n * sizeof *v, cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaMemcpyAsync(f, t->f, 3 * n * sizeof *f, cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (size_t i = 0; i < n; ++i) {
+    double *r = out + 10 * i;
+    r[0] = (double)id[i];
+    memcpy(r + 1, x + 3 * i, 3 * sizeof(double));
+    memcpy(r + 4, v + 3 * i, 3 * sizeof(double));
+    memcpy(r + 7, f + 3 * i, 3 * sizeof(double));
+  }
+  free(id), free(x), free(v), free(f);
+  return (long long)n;
+}

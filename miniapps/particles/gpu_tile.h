@@ -1,0 +1,117 @@
+/* gpu_tile.h: one subdomain's particles resident on one GPU, shared by the GPU variants
+ * (naive, two-stream, multi-thread, hybrid): positions, velocities and forces on the device,
+ * the cell matrix rebuilt there every step by a counting sort, and pinned host mirrors of
+ * what crosses to the host: the leavers (Bernaschi et al. Sec. 3.2.2), the rows of the cell
+ * matrix and the particles of the frontier cells (Sec. 3.2.1), the received copies. Host C
+ * on the CUDA runtime; every call is checked (KIT_CUDA_CHECK).
+ * Ordering rules, which every variant keeps:
+ *  - everything that reorders or resizes the arrays runs on the `boundary` stream, and every
+ *    function that hands data to the host returns only after synchronising that stream;
+ *  - `bulk` runs force kernels only, after waiting for the event `sorted`, and records
+ *    `bulk_done`, which the boundary stream waits for before the next kick (pt_tile_end_step);
+ *  - pt_tile_reserve, the only place arrays are reallocated, synchronises both streams first. */
+#ifndef PARTICLES_GPU_TILE_H
+#define PARTICLES_GPU_TILE_H
+#include <cuda_runtime_api.h>
+
+#include "frontier.h"
+#include "particles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PT_TILE_ROWS 64 /* thermo rows kept on the device between copies to the host */
+
+typedef struct pt_gpu_tile {
+  const pt_params *p;
+  const pt_decomp *d;
+  int device;
+  int lo_cell; /* the host mirror covers cells [lo_cell, ncells): first[1], or lower
+                  for hybrid (its CPU cells and their neighbours) */
+  cudaStream_t boundary, bulk;
+  cudaEvent_t sorted, bulk_done;
+  long long cap;   /* particles every per-particle array holds */
+  long long n, ng; /* owned particles, received copies behind them */
+  /* Device. The sort gathers (id, x, v, cell) into the second set and swaps. */
+  int64_t *id, *id2;
+  double *x, *x2, *v, *v2; /* 3 per particle */
+  int *cell, *cell2;
+  double *f, *pe, *vir;       /* forces (3 each), half pair energies and virials */
+  int *perm;                  /* the sort's permutation */
+  double *leave;              /* leaver records, 8 doubles each */
+  int *cstart;                /* the cell matrix rows: ncells + 1 */
+  int *count, *fill;          /* first[2] + 1 and first[2] counters */
+  int *nbr;                   /* 27 per owned cell (d->nbr) */
+  pt_cell_entry *cells;       /* the cell array (d->array) */
+  pt_binner binner;           /* binning on the device */
+  unsigned long long *status; /* PT_ST_N: leavers, lost, smallest lost id */
+  void *scan_tmp;
+  size_t scan_bytes;
+  double *partials, *rows; /* thermo: the reduction's partials, PT_TILE_ROWS rows */
+  int rows_used;
+  /* Pinned host mirrors. h_id, h_x are indexed as the device arrays; valid for the particles
+   * of cells [lo_cell, first[2]) after pt_tile_fetch_frontier and for the copies after
+   * pt_tile_put_ghosts. h_cstart: rows lo_cell .. ncells. h_f, h_pe, h_vir (hybrid only):
+   * what the CPU computed, copied up by pt_tile_put_forces. */
+  unsigned long long *h_status;
+  double *h_leave;
+  long long h_leave_cap;
+  int *h_cstart;
+  int64_t *h_id;
+  double *h_x, *h_f, *h_pe, *h_vir;
+  int host_forces;
+  /* Thermo rows (PT_TH_N doubles, step 0 first) since the last pt_tile_clear. */
+  double *th;
+  int th_rows, th_cap;
+} pt_gpu_tile;
+
+/* Device `device` made current; arrays for about n_hint owned particles (they grow when
+ * needed); lo_cell as above; host_forces: also the pinned h_f, h_pe, h_vir (hybrid). */
+void pt_tile_init(pt_gpu_tile *t, const pt_params *p, const pt_decomp *d, int device, long long n_hint,
+                  int lo_cell, int host_forces);
+void pt_tile_free(pt_gpu_tile *t);
+/* No particles, no thermo rows (the start of setup and reset). */
+void pt_tile_clear(pt_gpu_tile *t);
+/* Room for `need` particles, keeping the first `keep` of every per-particle array and mirror;
+ * synchronises both streams when it has to grow. */
+void pt_tile_reserve(pt_gpu_tile *t, long long need, long long keep);
+
+/* Step 1 (boundary stream): half kick, drift and binning of the owned particles. */
+void pt_tile_kick_drift(pt_gpu_tile *t);
+/* Step 2a: waits, stops the run if a particle moved more than one cell, and returns the
+ * leaver records (PT_LEAVER_W doubles each, sorted by id) in *rec; their count. */
+long long pt_tile_leavers(pt_gpu_tile *t, double **rec);
+/* Step 2b-3: the arrivals (cells set) go behind the particles, `leavers` of which have left,
+ * and the cell matrix is rebuilt: sorted by (cell, id). Returns after the rows of cells
+ * lo_cell .. first[2] are in h_cstart; records `sorted`. */
+void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leavers);
+/* Step 4a: ids and positions of the particles of cells [lo_cell, first[2]) into the mirror. */
+void pt_tile_fetch_frontier(pt_gpu_tile *t);
+/* Step 6: the received copies behind the owned particles, in the mirror and (boundary
+ * stream, asynchronous) on the device, with the rows of the external cells. */
+void pt_tile_put_ghosts(pt_gpu_tile *t, const pt_ghosts *g);
+/* Forces of the owned particles of cells [c0, c1) on `stream`; c0 and c1 are 0 or in
+ * [lo_cell, first[2]] (whose rows the host knows). */
+void pt_tile_forces(pt_gpu_tile *t, int c0, int c1, cudaStream_t stream);
+/* Hybrid: the forces the CPU computed for cells [c0, first[2]) (h_f, h_pe, h_vir) to the device
+ * (boundary stream). */
+void pt_tile_put_forces(pt_gpu_tile *t, int c0);
+/* Forces of cells [c0, c1) on the bulk stream, once the cell matrix is ready (waits for
+ * `sorted`); records `bulk_done`. c0, c1 as pt_tile_forces. */
+void pt_tile_forces_bulk(pt_gpu_tile *t, int c0, int c1);
+/* The boundary stream waits for what the bulk stream queued so far (bulk_done). */
+void pt_tile_join(pt_gpu_tile *t);
+/* Step 7: waits for the bulk stream (if it ran this step), second half kick, thermo row. */
+void pt_tile_end_step(pt_gpu_tile *t, int bulk_ran);
+/* The thermo row of the current state without a kick (step 0). */
+void pt_tile_thermo_row(pt_gpu_tile *t);
+/* Waits for both streams and moves the thermo rows to t->th (end of run, set-up). */
+void pt_tile_sync(pt_gpu_tile *t);
+/* This tile's particles, 10 doubles each (id x y z vx vy vz fx fy fz); returns the count. */
+long long pt_tile_fetch(pt_gpu_tile *t, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

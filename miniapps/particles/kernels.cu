@@ -1,0 +1,231 @@
+/* kernels.cu: the particles time step on the GPU (Bernaschi et al. Sec. 3.2): velocity Verlet
+ * and binning, the cell matrix built by a counting sort, and the forces over the cells, one
+ * thread per particle. The physics is lj.h's and the binning binning.h's, the functions the
+ * cpu variant calls, so a GPU thread sums a particle's pairs in the cpu variant's order
+ * (neighbour cells in a fixed order, the particles of a cell by id) and, under KIT_EXACT
+ * (--fmad=false; double +, -, *, / are correctly rounded on the GPU as on the host), the same
+ * bits. Atomics appear only where the result does not depend on their order: integer counts,
+ * slots that a sort by id puts back in order, and the leavers, which the host sorts by id.
+ * No atomics on forces. */
+#include <cub/device/device_scan.cuh>
+
+#include "kernels.h"
+#include "kit/check.h"
+#include "lj.h"
+
+static unsigned blocks_for(int n, int threads) {
+  return (unsigned)((n + threads - 1) / threads);
+}
+
+__global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, double *__restrict__ x,
+                                         double *__restrict__ v, const double *__restrict__ f, double half_dt,
+                                         double dt, pt_binner b, int first_external, int *__restrict__ cell,
+                                         double *__restrict__ leave, unsigned long long *status) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double *xi = x + 3 * (size_t)i, *vi = v + 3 * (size_t)i;
+  vv_kick(vi, f + 3 * (size_t)i, half_dt);
+  vv_drift(xi, vi, dt);
+  const int c = pt_bin(&b, xi);
+  if (c < 0) {
+    /* Moved more than one cell (dt too large, or a blow-up): the host stops the run. */
+    atomicAdd(&status[PT_ST_LOST], 1ULL);
+    atomicMin(&status[PT_ST_LOST_ID], (unsigned long long)id[i]);
+    cell[i] = -1;
+    return;
+  }
+  if (c >= first_external) {
+    const unsigned long long slot = atomicAdd(&status[PT_ST_LEAVERS], 1ULL);
+    double *r = leave + 8 * (size_t)slot; /* slot < n <= the buffer's capacity */
+    r[0] = (double)id[i];
+    r[1] = xi[0], r[2] = xi[1], r[3] = xi[2];
+    r[4] = vi[0], r[5] = vi[1], r[6] = vi[2];
+    r[7] = (double)c;
+    cell[i] = -1;
+    return;
+  }
+  cell[i] = c;
+}
+
+extern "C" void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f,
+                                         double half_dt, double dt, pt_binner b, int first_external,
+                                         int *cell, double *leave, unsigned long long *status,
+                                         cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_kick_drift_bin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, id, x, v, f, half_dt, dt, b,
+                                                                   first_external, cell, leave, status);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_count_kernel(int n, const int *__restrict__ cell, int *count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = cell[i];
+  if (c >= 0) atomicAdd(&count[c], 1);
+}
+
+extern "C" void launch_pt_count(int n, const int *cell, int *count, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_count_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, cell, count);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" size_t pt_scan_temp_bytes(int n) {
+  size_t bytes = 0;
+  KIT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int *)NULL, (int *)NULL, n));
+  return bytes;
+}
+
+extern "C" void launch_pt_scan(const int *in, int *out, int n, void *temp, size_t temp_bytes,
+                               cudaStream_t stream) {
+  if (n <= 0) return;
+  size_t bytes = temp_bytes;
+  KIT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, stream));
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_scatter_kernel(int n, const int *__restrict__ cell, const int *__restrict__ cstart,
+                                  int *fill, int *__restrict__ perm) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = cell[i];
+  if (c < 0) return;
+  perm[cstart[c] + atomicAdd(&fill[c], 1)] = i;
+}
+
+extern "C" void launch_pt_scatter(int n, const int *cell, const int *cstart, int *fill, int *perm,
+                                  cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_scatter_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, cell, cstart, fill, perm);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_sort_rows_kernel(int ncells, const int *__restrict__ cstart,
+                                    const int64_t *__restrict__ id, int *__restrict__ perm) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= ncells) return;
+  const int b = cstart[c], e = cstart[c + 1];
+  /* Insertion sort: a dozen particles per cell at the benchmark density. */
+  for (int i = b + 1; i < e; ++i) {
+    const int p = perm[i];
+    const int64_t key = id[p];
+    int j = i;
+    while (j > b && id[perm[j - 1]] > key) {
+      perm[j] = perm[j - 1];
+      --j;
+    }
+    perm[j] = p;
+  }
+}
+
+extern "C" void launch_pt_sort_rows(int ncells, const int *cstart, const int64_t *id, int *perm,
+                                    cudaStream_t stream) {
+  if (ncells <= 0) return;
+  pt_sort_rows_kernel<<<blocks_for(ncells, 128), 128, 0, stream>>>(ncells, cstart, id, perm);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_gather_kernel(int n, const int *__restrict__ perm, const int64_t *__restrict__ id,
+                                 const double *__restrict__ x, const double *__restrict__ v,
+                                 const int *__restrict__ cell, int64_t *__restrict__ id2,
+                                 double *__restrict__ x2, double *__restrict__ v2, int *__restrict__ cell2) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const int i = perm[s];
+  id2[s] = id[i];
+  cell2[s] = cell[i];
+  for (int a = 0; a < 3; ++a) {
+    x2[3 * (size_t)s + a] = x[3 * (size_t)i + a];
+    v2[3 * (size_t)s + a] = v[3 * (size_t)i + a];
+  }
+}
+
+extern "C" void launch_pt_gather(int n, const int *perm, const int64_t *id, const double *x, const double *v,
+                                 const int *cell, int64_t *id2, double *x2, double *v2, int *cell2,
+                                 cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_gather_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, perm, id, x, v, cell, id2, x2, v2, cell2);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_forces_kernel(int i0, int i1, const int *__restrict__ cell, const double *__restrict__ x,
+                                 const int *__restrict__ nbr, const int *__restrict__ cstart, double rc2,
+                                 double eshift, double *__restrict__ f, double *__restrict__ pe,
+                                 double *__restrict__ vir) {
+  const int i = i0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= i1) return;
+  lj_force_on(i, cell[i], x, nbr, cstart, rc2, eshift, f + 3 * (size_t)i, pe + i, vir + i);
+}
+
+extern "C" void launch_pt_forces(int i0, int i1, const int *cell, const double *x, const int *nbr,
+                                 const int *cstart, double rc2, double eshift, double *f, double *pe,
+                                 double *vir, cudaStream_t stream) {
+  if (i1 <= i0) return;
+  pt_forces_kernel<<<blocks_for(i1 - i0, 128), 128, 0, stream>>>(i0, i1, cell, x, nbr, cstart, rc2, eshift, f,
+                                                                 pe, vir);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_kick_kernel(int n, double *__restrict__ v, const double *__restrict__ f, double half_dt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  vv_kick(v + 3 * (size_t)i, f + 3 * (size_t)i, half_dt);
+}
+
+extern "C" void launch_pt_kick(int n, double *v, const double *f, double half_dt, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_kick_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, v, f, half_dt);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+/* Thermo: PT_THERMO_PARTIALS blocks of TH_THREADS threads, a grid-stride loop (the same
+ * particles to the same thread for a given n), then a fixed tree in shared memory; a second
+ * kernel reduces the partials by the same tree. */
+#define TH_THREADS 256
+static_assert(PT_THERMO_PARTIALS <= TH_THREADS, "the final thermo kernel reduces one partial per thread");
+
+static __device__ void tree6(double (*sh)[TH_THREADS], int tid) {
+  for (int s = TH_THREADS / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      for (int k = 0; k < 6; ++k) sh[k][tid] += sh[k][tid + s];
+    __syncthreads();
+  }
+}
+
+__global__ void pt_thermo_partial_kernel(int n, const double *__restrict__ v, const double *__restrict__ pe,
+                                         const double *__restrict__ vir, double *__restrict__ partials) {
+  __shared__ double sh[6][TH_THREADS];
+  const int tid = threadIdx.x;
+  double a[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  for (int i = blockIdx.x * TH_THREADS + tid; i < n; i += PT_THERMO_PARTIALS * TH_THREADS) {
+    const double *vi = v + 3 * (size_t)i;
+    a[0] += pe[i];
+    a[1] += 0.5 * (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]);
+    a[2] += vir[i];
+    a[3] += vi[0];
+    a[4] += vi[1];
+    a[5] += vi[2];
+  }
+  for (int k = 0; k < 6; ++k) sh[k][tid] = a[k];
+  __syncthreads();
+  tree6(sh, tid);
+  if (tid < 6) partials[6 * blockIdx.x + tid] = sh[tid][0];
+}
+
+__global__ void pt_thermo_final_kernel(const double *__restrict__ partials, double *__restrict__ row) {
+  __shared__ double sh[6][TH_THREADS];
+  const int tid = threadIdx.x;
+  for (int k = 0; k < 6; ++k) sh[k][tid] = tid < PT_THERMO_PARTIALS ? partials[6 * tid + k] : 0.0;
+  __syncthreads();
+  tree6(sh, tid);
+  if (tid < 6) row[tid] = sh[tid][0];
+}
+
+extern "C" void launch_pt_thermo(int n, const double *v, const double *pe, const double *vir,
+                                 double *partials, double *row, cudaStream_t stream) {
+  /* Always launched (n = 0 gives a row of zeros): the row must be written every step. */
+  pt_thermo_partial_kernel<<<PT_THERMO_PARTIALS, TH_THREADS, 0, stream>>>(n, v, pe, vir, partials);
+  KIT_CUDA_CHECK(cudaGetLastError());
+  pt_thermo_final_kernel<<<1, TH_THREADS, 0, stream>>>(partials, row);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}

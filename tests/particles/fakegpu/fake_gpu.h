@@ -1,0 +1,21 @@
+/* fake_gpu.h: a CUDA runtime stand-in for machines without a GPU (fake_cuda.c) and host
+ * versions of the particles kernels (fake_kernels.c), so the GPU variants' host logic runs
+ * and is checked against the oracle in CPU-only CI. See fake_cuda.c for what it can and
+ * cannot catch. Test code only: never linked into build/bin/particles. */
+#ifndef PARTICLES_FAKE_GPU_H
+#define PARTICLES_FAKE_GPU_H
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+/* Queues fn(arg) on `stream`, to run when the stream is forced (a synchronisation, or another
+ * stream waiting on an event behind it). `arg` is malloc'd by the caller and freed after the
+ * run. `touch`: the device (or pinned) allocations the work reads or writes, so freeing one
+ * while the work is pending is reported. */
+void fk_enqueue(cudaStream_t stream, const char *what, void (*fn)(void *), void *arg,
+                const void *const *touch, int ntouch);
+/* Bytes from p to the end of the device allocation holding p; aborts when p is not device
+ * memory (a kernel handed a host pointer). */
+size_t fk_extent(const void *p, const char *what);
+/* Aborts with a message (a fake kernel found an out-of-bounds index). */
+void fk_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#endif
