@@ -5,7 +5,8 @@
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
-# tetfv-hybrid; bfs: labs/scripts/bfs_sweep.sh as bfs-single), and leave logs, JSON lines and a
+# tetfv-hybrid; bfs: labs/scripts/bfs_sweep.sh as bfs-single;
+# particles: labs/scripts/particles_sweep.sh as particles-single), and leave logs, JSON lines and a
 # summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
@@ -46,6 +47,7 @@ for m in "$@"; do
     ising-*) bash labs/scripts/ising_sweep.sh "${m#ising-}" "$OUT/ising.jsonl" build-gpu/bin/ising 2>> "$OUT/bench.log" ;;
     tetfv-*) bash labs/scripts/tetfv_sweep.sh "${m#tetfv-}" "$OUT/tetfv.jsonl" build-gpu/bin/tetfv 2>> "$OUT/bench.log" ;;
     bfs-*) bash labs/scripts/bfs_sweep.sh "${m#bfs-}" "$OUT/bfs.jsonl" build-gpu/bin/bfs 2>> "$OUT/bench.log" ;;
+    particles-*) bash labs/scripts/particles_sweep.sh "${m#particles-}" "$OUT/particles.jsonl" build-gpu/bin/particles 2>> "$OUT/bench.log" ;;
     lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac
@@ -55,6 +57,7 @@ done
 [ -s "$OUT/ising.jsonl" ] && python3 labs/06-ising-sliced/plot.py "$OUT/ising.jsonl"
 [ -s "$OUT/tetfv.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/tetfv.jsonl"
 [ -s "$OUT/bfs.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/bfs.jsonl"
+[ -s "$OUT/particles.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/particles.jsonl"
 [ -s "$OUT/lbm.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/lbm.jsonl" && python3 - "$OUT/lbm.jsonl" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):

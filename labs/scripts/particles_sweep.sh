@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# particles_sweep.sh MODE OUT.jsonl [BIN]: the particles benchmark runs (issue 6). Every run
+# appends one kit.result/1 line; above --allpairs-max particles the oracle is off and the
+# count, momentum and energy checks decide.
+#   single : one GPU, 48^3 fcc cells (442,368 atoms), 100 steps: every variant and cpu
+#   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
+mode=$1; out=$2; bin=${3:-build/bin/particles}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sweep_lib.sh"
+case $mode in
+  single)
+    for v in cpu naive two-stream hybrid; do run "$bin" --variant $v --cells 48 --iters 100 --reps 3; done
+    run "$bin" --variant multi-thread --gpus 1 --cells 48 --iters 100 --reps 3 ;;
+  cpu)
+    run "$bin" --variant cpu --cells 10 --iters 50 --reps 3
+    OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --cells 10 --iters 50 --reps 3 ;;
+  *) echo "usage: particles_sweep.sh single|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
