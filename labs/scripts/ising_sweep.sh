@@ -3,6 +3,7 @@
 # Every run verifies against the oracle and appends one kit.result/1 line to OUT.
 #   cpu    : this machine, cpu variant, 1 and 2 ranks, L = 32 and 64, both layouts
 #   single : one GPU, naive and two-stream, L = 128, 256, 512, both layouts
+#   large  : one GPU, naive and two-stream at L = 512 only, both layouts (unverified)
 #   dual   : two GPUs (2 ranks), naive and two-stream at L = 512, both layouts
 mode=$1; out=$2; bin=${3:-build/bin/ising}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,10 +20,14 @@ case $mode in
       verify=--verify; [ "$L" -ge 512 ] && verify=--no-verify
       run "$bin" --variant "$v" --size "$L" --layout "$layout" --sweeps 50 --reps 5 $verify
     done; done; done ;;
+  large)
+    for layout in checkerboard sliced; do for v in naive two-stream; do
+      run "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
+    done; done ;;
   dual)
     for layout in checkerboard sliced; do for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --sweeps 20 --reps 3
     done; done ;;
-  *) echo "usage: ising_sweep.sh cpu|single|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: ising_sweep.sh cpu|single|large|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

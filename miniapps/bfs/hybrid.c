@@ -14,7 +14,8 @@
  *   CPU: wait [col_host]; discover above the cut (OpenMP, over the bitmap's words)
  *   the CPU's part of the row bitmap up to the GPU; fold (MPI), update, MPI_Allreduce.
  * After the last level the GPU's keys join the CPU's in the host row of keys, and the
- * parents follow as in naive.
+ * parents follow as in naive. With no CPU share on any rank the variant is two-stream's
+ * schedule (as laplace's hybrid), so a share that rounds to nothing costs nothing.
  *   mpiexec -n 2 build/bin/bfs --variant hybrid --cpu-fraction 0.05 --scale 18 */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ typedef struct hy_state {
   uint32_t *h_rowbits; /* pinned nrow bits; the CPU writes the words above the cut */
   int kind;
   bfs_traffic traffic;
+  void *ts; /* two-stream's state when no rank has a CPU share, else NULL */
 } hy_state;
 
 static void *hy_setup(const bfs_ctx *c) {
@@ -48,6 +50,12 @@ static void *hy_setup(const bfs_ctx *c) {
   int64_t cpu_words = (int64_t)(f * (double)rw + 0.5);
   if (cpu_words > rw) cpu_words = rw;
   s->cut = rw - cpu_words;
+  int64_t any_words = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&cpu_words, &any_words, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+  if (any_words == 0) {
+    s->ts = bfs_two_stream.setup(c);
+    return s;
+  }
   bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
   int64_t *xoff;
   uint32_t *adj;
@@ -89,6 +97,10 @@ static void hy_cpu_discover(hy_state *s, int level) {
 
 static void hy_run(void *st, int64_t root) {
   hy_state *s = st;
+  if (s->ts) {
+    bfs_two_stream.run(s->ts, root);
+    return;
+  }
   bfs_gpu *b = &s->b;
   const bfs_graph *g = s->c.g;
   const int64_t rw = g->nrow / 32, cpu_words = rw - s->cut;
@@ -157,15 +169,23 @@ static void hy_run(void *st, int64_t root) {
 }
 
 static void hy_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
-  bfs_gpu_fetch(&((hy_state *)st)->b, parent_owned, level_owned);
+  hy_state *s = st;
+  if (s->ts) bfs_two_stream.fetch(s->ts, parent_owned, level_owned);
+  else bfs_gpu_fetch(&s->b, parent_owned, level_owned);
 }
 
 static const bfs_traffic *hy_traffic(void *st) {
-  return &((hy_state *)st)->traffic;
+  hy_state *s = st;
+  return s->ts ? bfs_two_stream.traffic(s->ts) : &s->traffic;
 }
 
 static void hy_teardown(void *st) {
   hy_state *s = st;
+  if (s->ts) {
+    bfs_two_stream.teardown(s->ts);
+    free(s);
+    return;
+  }
   KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->s));
   KIT_CUDA_CHECK(cudaEventDestroy(s->col_host));
@@ -184,7 +204,7 @@ void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t 
   const hy_state *s = st;
   const bfs_graph *g = s->c.g;
   *cpu_words = g->nrow / 32 - s->cut;
-  *cpu_edges = s->cxoff[g->ncol];
+  *cpu_edges = s->ts ? 0 : s->cxoff[g->ncol];
   *edges = g->xoff[g->ncol];
 }
 
