@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""plot.py [--cpu-log FILE] [--gpu-jsonl FILE] [--outdir DIR]: lab 09's tables and figures.
+
+CPU part: the per-level message table of the first search of every run in the log that
+run_cpu.sh wrote (the table `bfs` prints after the Graph500 block, then its --json - line):
+writes cpu_levels.csv (one row per run and level), cpu_summary.csv (one row per run) and
+cpu_levels.png (bytes per level, list against bitmap against auto, one panel per scale).
+
+GPU part: the harmonic-mean GTEPS of every line of bfs_sweep.sh's `single` JSONL: writes
+gpu_h200.csv and gpu_h200.png. The JSON does not say which discovery kernel ran, so a second
+`naive` line is labelled as bfs_sweep.sh runs it: BFS_DISCOVER=edges, after the others.
+
+Defaults: the files in this folder and labs/data/h200-2026-11-23/bfs.jsonl.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LEVEL_COLS = ["scale", "transfer", "level", "frontier", "expand_bytes", "fold_bytes",
+              "total_bytes", "as_lists", "messages", "bitmaps"]
+SUM_COLS = ["scale", "transfer", "root_levels", "bytes_first_search", "bytes_per_search_mean",
+            "peak_level_bytes", "peak_level_bytes_as_lists", "bitmap_reduction_peak",
+            "GTEPS_rough", "verify"]
+GPU_COLS = ["variant", "discovery", "gpus", "GTEPS", "median_ms", "bandwidth_GBs", "verify"]
+
+
+def parse_log(path):
+    """Runs in the log: the level rows of the first search and the JSON line."""
+    runs, levels, in_table = [], [], False
+    for line in open(path):
+        if line.startswith("### "):
+            levels, in_table = [], False
+        elif line.strip().startswith("level ") and "frontier" in line:
+            in_table = True
+        elif in_table and re.match(r"^\s+\d+(\s+\d+){6}\s*$", line):
+            levels.append([int(x) for x in line.split()])
+        elif line.startswith('{"schema"'):
+            in_table = False
+            runs.append((json.loads(line), levels))
+    return runs
+
+
+def write_csv(path, cols, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def show(cols, rows):
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+
+
+def cpu_part(log, outdir):
+    runs = parse_log(log)
+    lrows, srows = [], []
+    for r, levels in runs:
+        p, res = r["params"], r["results"]
+        for lv, fr, ex, fo, al, ms, bm in levels:
+            lrows.append({"scale": p["scale"], "transfer": p["transfer"], "level": lv, "frontier": fr,
+                          "expand_bytes": ex, "fold_bytes": fo, "total_bytes": ex + fo,
+                          "as_lists": al, "messages": ms, "bitmaps": bm})
+        srows.append({"scale": p["scale"], "transfer": p["transfer"], "root_levels": len(levels),
+                      "bytes_first_search": sum(l[2] + l[3] for l in levels),
+                      "bytes_per_search_mean": r["messages"]["bytes_per_step"],
+                      "peak_level_bytes": res["peak_level_bytes"],
+                      "peak_level_bytes_as_lists": res["peak_level_bytes_as_lists"],
+                      "bitmap_reduction_peak": round(res["bitmap_reduction_peak"], 2),
+                      "GTEPS_rough": round(r["fom"]["value"], 5), "verify": r["verify"]["status"]})
+    write_csv(os.path.join(outdir, "cpu_levels.csv"), LEVEL_COLS, lrows)
+    write_csv(os.path.join(outdir, "cpu_summary.csv"), SUM_COLS, srows)
+    print(f"# per level, first search, 4 ranks (2x2), bytes to other ranks summed over ranks ({log})")
+    show(LEVEL_COLS, lrows)
+    print("\n# per run (GTEPS_rough: 4 ranks on 2 shared cores, not a measurement of the method)")
+    show(SUM_COLS, srows)
+    return lrows
+
+
+def gpu_part(jsonl, outdir):
+    rows, seen_naive = [], False
+    for line in open(jsonl):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r["app"] != "bfs":
+            continue
+        v = r["variant"]
+        if v == "naive":
+            disc = "edges (BFS_DISCOVER=edges)" if seen_naive else "thread per vertex"
+            seen_naive = True
+        else:
+            disc = "edges"
+        if v == "multi-thread":
+            v = f"multi-thread --gpus {r['gpus']}"
+        if v == "hybrid":
+            v = f"hybrid auto (share {r['cpu_fraction']})"
+        rows.append({"variant": v, "discovery": disc, "gpus": r["gpus"],
+                     "GTEPS": round(r["fom"]["value"], 2),
+                     "median_ms": round(1e3 * r["time_s"]["median"], 2),
+                     "bandwidth_GBs": round(r["bandwidth_GBs"], 1), "verify": r["verify"]["status"]})
+    write_csv(os.path.join(outdir, "gpu_h200.csv"), GPU_COLS, rows)
+    print(f"\n# one GPU ({jsonl})")
+    show(GPU_COLS, rows)
+    return rows
+
+
+def plots(lrows, grows, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    scales = sorted({r["scale"] for r in lrows})
+    fig, axes = plt.subplots(1, len(scales), figsize=(4.2 * len(scales), 4), squeeze=False)
+    colours = {"list": "tab:blue", "bitmap": "tab:red", "auto": "tab:green"}
+    for ax, s in zip(axes[0], scales):
+        for j, t in enumerate(("list", "bitmap", "auto")):
+            rr = [r for r in lrows if r["scale"] == s and r["transfer"] == t]
+            ax.bar([r["level"] + 0.27 * (j - 1) for r in rr], [max(r["total_bytes"], 1) for r in rr],
+                   width=0.27, color=colours[t], label=t)
+        rr = [r for r in lrows if r["scale"] == s and r["transfer"] == "list"]
+        n = 2 ** s
+        ax.axhline(8 * n // (8 * 4), color="grey", ls=":", lw=1)
+        ax.text(0.98, 8 * n // (8 * 4) * 1.15, "8 bitmaps of N/(8RC) B", fontsize=7, color="grey", ha="right",
+                transform=ax.get_yaxis_transform())
+        ax2 = ax.twinx()
+        ax2.plot([r["level"] for r in rr], [r["frontier"] for r in rr], "k.-", lw=1, label="frontier")
+        ax2.set_yscale("log")
+        ax2.set_ylabel("frontier (vertices)", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_xlabel("BFS level (first search)")
+        ax.set_title(f"scale {s}, 4 ranks (2x2), N/(32RC) = {n // 128}", fontsize=9)
+        ax.set_xticks([r["level"] for r in rr])
+    axes[0][0].set_ylabel("bytes sent to other ranks per level")
+    h, l = axes[0][0].get_legend_handles_labels()
+    fig.legend(h + [plt.Line2D([], [], color="k", marker=".")], l + ["frontier (right axis)"],
+               fontsize=8, loc="lower center", ncol=4)
+    fig.suptitle("Frontier messages per level, cpu variant, MPICH on the 2-core CPU machine", fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(os.path.join(outdir, "cpu_levels.png"), dpi=110)
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    labels = [f"{r['variant']}\n{r['discovery']}" for r in grows]
+    ax.barh(range(len(grows)), [r["GTEPS"] for r in grows], color="tab:purple")
+    for i, r in enumerate(grows):
+        ax.text(r["GTEPS"] + 0.2, i, f"{r['GTEPS']:.2f}", va="center", fontsize=8)
+    ax.set_yticks(range(len(grows)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("harmonic-mean GTEPS (higher is better)")
+    ax.set_title("bfs, scale 22, edgefactor 16, 8 roots, one NVIDIA H200 (2026-11-23, cffdaba)", fontsize=9)
+    ax.set_xlim(0, max(r["GTEPS"] for r in grows) * 1.15)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "gpu_h200.png"), dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cpu-log", default=os.path.join(HERE, "cpu-4rank.log"))
+    ap.add_argument("--gpu-jsonl", default=os.path.join(HERE, "..", "data", "h200-2026-11-23", "bfs.jsonl"))
+    ap.add_argument("--outdir", default=HERE)
+    ap.add_argument("--no-png", action="store_true")
+    a = ap.parse_args()
+    lrows = cpu_part(a.cpu_log, a.outdir)
+    grows = gpu_part(a.gpu_jsonl, a.outdir)
+    if not a.no_png:
+        try:
+            plots(lrows, grows, a.outdir)
+        except ImportError:
+            print("matplotlib not installed: tables only")
+
+
+if __name__ == "__main__":
+    main()
