@@ -49,7 +49,7 @@ def main():
     for r in rows:
         print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
     if rows:
-        print(f"device: {rows[0]['device']}")
+        print("device: " + ", ".join(sorted({r["device"] for r in rows})))
 
 if __name__ == "__main__":
     sys.exit(main())

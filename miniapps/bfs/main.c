@@ -475,6 +475,9 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "grid_rows", p.grid[0]);
   kit_json_int(pj, "grid_cols", p.grid[1]);
   kit_json_string(pj, "transfer", p.transfer);
+  /* BFS_DISCOVER=thread|edges overrides a GPU variant's discovery kernel (labs): record it, so
+   * two runs that differ only there can be told apart. */
+  kit_json_string(pj, "discover", getenv("BFS_DISCOVER") ? getenv("BFS_DISCOVER") : "variant default");
   kit_json_int(pj, "nbfs", nbfs);
   kit_json_int(pj, "root", root_given ? (long long)root_arg : -1);
   {
