@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""plot.py [--gpu-dir DIR] [--out DIR]: lab 08's tables and figures.
+
+Reads the one-H200 runs of 2026-11-23 (DIR/tetfv.jsonl, DIR/tetfv-hybrid.jsonl; default
+labs/data/h200-2026-11-23) and this folder's CPU-machine runs (cpu-partition.jsonl,
+cpu-reorder.jsonl, made by run_cpu.sh), prints the tables and writes into --out (default:
+this folder)
+
+  gpu-single.csv, gpu-hybrid.csv, cpu-partition.csv, cpu-reorder.csv,
+  tetfv-gpu.png (every variant and the orderings on one H200; the CPU-fraction sweep),
+  tetfv-cpu.png (separator and ghost cells against ranks; what the interior order buys).
+
+The bound is Paper III's eq. (3): P = 33 FLOP x B / 216 B, with B the measured triad."""
+import argparse
+import csv
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FLOP, BYTES = 33, 216
+# The commit each GPU file was made at (the `git` field of tetfv.jsonl names the outer
+# checkout, not c8346b8; labs/data/h200-2026-11-23/README.md explains).
+COMMIT = {"tetfv.jsonl": "c8346b8", "tetfv-hybrid.jsonl": "cffdaba"}
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def write_csv(path, rows, cols):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def show(title, rows, cols):
+    print(f"\n{title}")
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+
+
+def gpu_tables(gdir):
+    single = load(os.path.join(gdir, "tetfv.jsonl"))
+    hyb = load(os.path.join(gdir, "tetfv-hybrid.jsonl"))
+    # Both files' non-hybrid runs carry the device triad as ceiling_GBs; tetfv.jsonl's is
+    # 4155.8 GB/s. The hybrid sweep's device triad (4138.3) is its ceiling minus the host
+    # triad (88.8), both in labs/data/h200-2026-11-23/README.md.
+    triad_single = next(r["ceiling_GBs"] for r in single if r["variant"] == "two-stream")
+    triad_hybrid = 4138.3
+    rows = []
+    for r in single:
+        p = r["params"]
+        frac = r.get("cpu_fraction")
+        label = r["variant"] + (" --gpus 1" if r["variant"] == "multi-thread" else "")
+        if r["variant"] == "hybrid":
+            label += f" auto ({frac:.4f})"
+        rows.append({
+            "run": label, "mesh": p["mesh"] + (" --shuffle" if p["shuffle"] else ""),
+            "cells": p["cells"], "reorder": p["reorder"],
+            "interior_distance": round(r["results"]["interior_distance"]),
+            "GFLOP_s": round(r["fom"]["value"], 1), "GB_s_216": round(r["bandwidth_GBs"], 1),
+            "device_triad_GB_s": round(triad_single, 1),
+            "pct_of_216B_bound": round(100 * r["bandwidth_GBs"] / triad_single, 1),
+            "verify": r["verify"]["status"], "commit": COMMIT["tetfv.jsonl"]})
+    hrows = []
+    for r in hyb:
+        res = r["results"]
+        hrows.append({
+            "cpu_fraction": round(r["cpu_fraction"], 4),
+            "requested": "auto" if "cpu_fraction_model" in res else f"{r['cpu_fraction']:g}",
+            "cpu_rows": res["cpu_rows"], "GFLOP_s": round(r["fom"]["value"], 1),
+            "vs_share_0_pct": None, "GB_s_216": round(r["bandwidth_GBs"], 1),
+            "host_triad_GB_s": round(r["ceiling_GBs"] - triad_hybrid, 1),
+            "device_triad_GB_s": triad_hybrid,
+            "verify": r["verify"]["status"], "commit": COMMIT["tetfv-hybrid.jsonl"]})
+    base = next(h["GFLOP_s"] for h in hrows if h["requested"] == "0")
+    for h in hrows:
+        h["vs_share_0_pct"] = round(100 * (h["GFLOP_s"] / base - 1), 1)
+    return rows, hrows, triad_single, triad_hybrid
+
+
+def cpu_tables():
+    prow = []
+    for r in load(os.path.join(HERE, "cpu-partition.jsonl")):
+        p, res = r["params"], r["results"]
+        n = p["box_n"]
+        prow.append({
+            "N": n, "cells": p["cells"], "shuffle": int(p["shuffle"]), "ranks": r["ranks"],
+            "separator_cells": res["separator_cells"], "ghost_cells": res["ghost_cells"],
+            "messages_per_step": r["messages"]["per_step"],
+            "bytes_per_step": r["messages"]["bytes_per_step"],
+            "separator_pct": round(100 * res["separator_cells"] / p["cells"], 2),
+            "separator_per_N2": round(res["separator_cells"] / n ** 2, 2),
+            "verify": r["verify"]["status"], "oracle": r["verify"]["max_abs_diff"]})
+    prow.sort(key=lambda x: (x["shuffle"], x["N"], x["ranks"]))
+    best = {}
+    for r in load(os.path.join(HERE, "cpu-reorder.jsonl")):
+        p = r["params"]
+        key = (p["shuffle"], p["reorder"], p["block"] if p["reorder"] == "metis" else "-")
+        t = r["time_s"]["min"]
+        if key not in best or t < best[key][0]:
+            best[key] = (t, r)
+    rrow = []
+    for (shuf, order, block), (t, r) in best.items():
+        rrow.append({
+            "mesh": r["params"]["mesh"] + (" --shuffle" if shuf else ""),
+            "reorder": order, "block": block,
+            "interior_distance": round(r["results"]["interior_distance"]),
+            "GFLOP_s": round(r["fom"]["value"], 3), "GB_s_216": round(r["bandwidth_GBs"], 2),
+            "host_triad_1thread_GB_s": r["ceiling_GBs"],
+            "pct_of_216B_bound": round(100 * r["fraction_of_ceiling"], 1),
+            "verify": r["verify"]["status"]})
+    order = {"none": 0, "rcm": 1, "metis": 2}
+    rrow.sort(key=lambda x: (x["mesh"].endswith("shuffle"), order[x["reorder"]], str(x["block"])))
+    return prow, rrow
+
+
+def plot_gpu(path, rows, hrows, triad_single, triad_hybrid):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [3, 2]})
+    names = [r["run"].replace(" (", "\n(").replace(" --gpus", "\n--gpus") + "\n" + r["mesh"].replace(" --", "\n--")
+             + f"\n--reorder {r['reorder']}" for r in rows]
+    vals = [r["GFLOP_s"] for r in rows]
+    colours = ["tab:red" if "shuffle" in r["mesh"] and r["reorder"] == "none" else "tab:blue" for r in rows]
+    a.bar(range(len(rows)), vals, color=colours)
+    bound = FLOP * triad_single / BYTES
+    a.axhline(bound, color="k", ls="--", lw=1)
+    a.text(-0.4, bound * 1.1, f"dashed: 33 x triad / 216 B = {bound:.0f} GFLOP/s", ha="left", fontsize=8)
+    a.axhline(0.75 * bound, color="grey", ls=":", lw=1)
+    a.text(len(rows) - 0.5, 0.75 * bound + 8, "issue 5 target: 75%", ha="right", fontsize=8, color="grey")
+    for i, r in enumerate(rows):
+        a.text(i, r["GFLOP_s"] + 8, f"{r['pct_of_216B_bound']:.0f}%", ha="center", fontsize=8)
+    a.set_xticks(range(len(rows)))
+    a.set_xticklabels(names, fontsize=6.5)
+    a.set_ylabel("GFLOP/s (33 flops per cell update)")
+    a.set_ylim(0, bound * 1.2)
+    a.tick_params(axis="x", labelsize=6.5)
+    a.set_title("tetfv on one H200 (2026-11-23): % of the 216 B/cell bound", fontsize=9)
+    auto = [h for h in hrows if h["requested"] == "auto"]
+    sweep = sorted((h for h in hrows if h["requested"] != "auto"), key=lambda h: h["cpu_fraction"])
+    b.plot([h["cpu_fraction"] for h in sweep], [h["GFLOP_s"] for h in sweep], "o-", label="hybrid, fixed CPU share")
+    for h in auto:
+        b.plot([h["cpu_fraction"]], [h["GFLOP_s"]], "r*", ms=12, label=f"auto (model share {h['cpu_fraction']:.4f})")
+    r_model = hrows[0]["host_triad_GB_s"] / (hrows[0]["host_triad_GB_s"] + triad_hybrid)
+    b.axvline(r_model, color="grey", ls=":", lw=1)
+    b.text(r_model + 0.001, min(h["GFLOP_s"] for h in hrows) + 10,
+           f"B_cpu/(B_cpu+B_gpu) = {r_model:.4f}\n(not derated)", fontsize=7, color="grey")
+    two = next(r["GFLOP_s"] for r in rows if r["run"] == "two-stream" and "shuffle" not in r["mesh"])
+    b.axhline(two, color="tab:green", ls="--", lw=1, label=f"two-stream {two}")
+    b.set_xlabel("CPU share of the rows (--cpu-fraction)")
+    b.set_ylabel("GFLOP/s")
+    b.set_title("hybrid on box:150, 16 host threads (commit cffdaba)", fontsize=9)
+    b.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def plot_cpu(path, prow, rrow):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.6))
+    for n, m in ((16, "o"), (24, "s"), (32, "^")):
+        rs = [r for r in prow if r["N"] == n and not r["shuffle"]]
+        a.plot([r["ranks"] for r in rs], [r["separator_pct"] for r in rs], m + "-", label=f"box:{n} separator")
+        a.plot([r["ranks"] for r in rs], [100 * r["ghost_cells"] / r["cells"] for r in rs], m + ":",
+               color=a.lines[-1].get_color(), label=f"box:{n} ghosts")
+    a.set_xlabel("MPI ranks (METIS k-way parts)")
+    a.set_ylabel("% of all cells (summed over ranks)")
+    a.set_xticks([1, 2, 3, 4])
+    a.set_title("separator and ghost cells (exact counts)", fontsize=9)
+    a.legend(fontsize=7, ncol=2)
+    names = [f"{'shuffled' if 'shuffle' in r['mesh'] else 'ordered'}\n{r['reorder']}"
+             + (f" {r['block']}" if r["reorder"] == "metis" else "") + f"\ndist {r['interior_distance']}"
+             for r in rrow]
+    b.bar(range(len(rrow)), [r["GFLOP_s"] for r in rrow],
+          color=["tab:red" if "shuffle" in r["mesh"] and r["reorder"] == "none" else "tab:blue" for r in rrow])
+    bound = FLOP * rrow[0]["host_triad_1thread_GB_s"] / BYTES
+    b.axhline(bound, color="k", ls="--", lw=1)
+    b.text(len(rrow) - 0.5, bound * 1.02, f"216 B bound {bound:.2f} (1-thread triad)", ha="right", fontsize=8)
+    b.set_xticks(range(len(rrow)))
+    b.set_xticklabels(names, fontsize=7)
+    b.set_ylabel("GFLOP/s, 1 rank x 1 thread (best of 3 passes)")
+    b.set_ylim(0, bound * 1.2)
+    b.set_title("box:40 (384 000 cells): interior order on the CPU (2 shared cores)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpu-dir", default=os.path.join(ROOT, "labs", "data", "h200-2026-11-23"))
+    ap.add_argument("--out", default=HERE)
+    ap.add_argument("--no-png", action="store_true")
+    a = ap.parse_args()
+    rows, hrows, ts, th = gpu_tables(a.gpu_dir)
+    prow, rrow = cpu_tables()
+    tables = [
+        ("gpu-single.csv", "one H200: every GPU variant, ordered and shuffled meshes", rows),
+        ("gpu-hybrid.csv", "one H200: hybrid CPU-fraction sweep on box:150", hrows),
+        ("cpu-partition.csv", "CPU machine: separator and ghost cells against ranks", prow),
+        ("cpu-reorder.csv", "CPU machine: interior order on the shuffled box:40", rrow)]
+    for name, title, rs in tables:
+        cols = list(rs[0].keys())
+        write_csv(os.path.join(a.out, name), rs, cols)
+        show(f"{title} ({name})", rs, cols)
+    if not a.no_png:
+        plot_gpu(os.path.join(a.out, "tetfv-gpu.png"), rows, hrows, ts, th)
+        plot_cpu(os.path.join(a.out, "tetfv-cpu.png"), prow, rrow)
+
+
+if __name__ == "__main__":
+    main()
