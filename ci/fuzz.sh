@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS]: fuzz every reader of outside input with libFuzzer (clang's
 # -fsanitize=fuzzer with AddressSanitizer and UBSan) for SECONDS each (default 60).
-# Today: the command-line parser, the checkpoint reader and bfs's graph readers
-# (tests/fuzz/fuzz_*.c). New corpus entries stay in
+# Today: the command-line parser, the checkpoint reader, bfs's graph readers, tetfv's gmsh
+# reader with its geometry checks, and particles' --input reader (tests/fuzz/fuzz_*.c);
+# KIT_FUZZ_HARNESSES="msh particles_input" picks some. New corpus entries stay in
 # build-fuzz/; a crashing input is copied into tests/fuzz/regressions/, which the ordinary
 # test suite replays (tests/CMakeLists.txt, fuzz_replay_*).
 set -eu
@@ -19,14 +20,21 @@ sources() {
     options) echo "common/src/options.c" ;;
     checkpoint) echo "common/src/checkpoint.c common/src/check.c" ;;
     bfs_graph) echo "-Iminiapps/bfs miniapps/bfs/graph_io.c miniapps/bfs/generate.c common/src/check.c" ;;
+    msh) echo "-Iminiapps/tetfv miniapps/tetfv/msh_io.c miniapps/tetfv/mesh.c common/src/check.c" ;;
+    particles_input) echo "-Iminiapps/particles miniapps/particles/init.c miniapps/particles/cells.c common/src/check.c common/src/slab.c" ;;
   esac
 }
-for h in options checkpoint bfs_graph; do
+for h in ${KIT_FUZZ_HARNESSES:-options checkpoint bfs_graph msh particles_input}; do
   # shellcheck disable=SC2046
   clang $flags tests/fuzz/fuzz_$h.c $(sources $h) $mpi -lm -o build-fuzz/fuzz_$h
   mkdir -p build-fuzz/corpus_$h build-fuzz/crash_$h
   # Seeds: the harness's own corpus, and for the graph reader the bfs test graphs.
-  seeds=tests/fuzz/corpus/$h; [ "$h" = bfs_graph ] && seeds=tests/bfs/data
+  case $h in
+    bfs_graph) seeds=tests/bfs/data ;;
+    msh) seeds=tests/tetfv/data ;;
+    particles_input) seeds=tests/particles/inputs ;;
+    *) seeds=tests/fuzz/corpus/$h ;;
+  esac
   cp -n "$seeds"/* build-fuzz/corpus_$h/ 2>/dev/null || true
   set +e
   build-fuzz/fuzz_$h -max_total_time="$secs" -print_final_stats=1 -artifact_prefix=build-fuzz/crash_$h/ \

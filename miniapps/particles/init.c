@@ -10,6 +10,7 @@
  *   LX LY LZ               box edges, > 0
  *   id x y z vx vy vz      N lines; ids 0..N-1, each once, in any order; 0 <= x < LX ... */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,7 @@ void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particl
 
 typedef struct reader {
   FILE *f;
+  long long bytes; /* the file's size (LLONG_MAX where it cannot seek) */
   long line;      /* number of the line in buf */
   char buf[4096];
 } reader;
@@ -152,6 +154,11 @@ static int open_reader(reader *r, const char *path, char *err, size_t errlen) {
     snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return -1;
   }
+  r->bytes = LLONG_MAX;
+  if (fseek(r->f, 0, SEEK_END) == 0) {
+    r->bytes = ftell(r->f);
+    rewind(r->f);
+  }
   return 0;
 }
 
@@ -168,6 +175,14 @@ static int read_header(reader *r, long long *n, double box[3], char *err, size_t
     return -1;
   }
   *n = (long long)v[0];
+  /* A particle line takes at least 14 bytes, so a count above the file's size in bytes is a
+   * damaged header: refused before the id bitmap is sized by it (a short file that merely
+   * lacks some lines still gets "the file ends after K"). */
+  if (*n > r->bytes) {
+    snprintf(err, errlen, "line %ld: %lld particles announced, more than a file of %lld bytes can hold", r->line, *n,
+             r->bytes);
+    return -1;
+  }
   rc = next_line(r);
   if (rc <= 0) {
     snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the box edges LX LY LZ, found the end of the file" : "line too long");

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 
 typedef struct reader {
   FILE *f;
+  long bytes;      /* the file's size: a count no file of this size can hold is refused */
   char *line;
   size_t cap;
   long lineno;
@@ -168,10 +170,20 @@ static int end_of(reader *r, const char *section, const char *counted) {
   return 0;
 }
 
+/* Every node of a file takes at least 8 bytes ("1 0 0 0\n"; in format 4.1 a tag line and a
+ * coordinate line), so a count above the file's size in bytes is a damaged header: refused
+ * before the node array is sized by it (a 300-byte file once asked for 31 GB). A file that
+ * merely lacks some lines still gets "after K of the N nodes announced". */
+static int count_fits(reader *r, long n, const char *what) {
+  if (n <= r->bytes) return 0;
+  return fail(r, "%ld %s announced, more than a file of %ld bytes can hold", n, what, r->bytes);
+}
+
 static int read_nodes_v2(reader *r, msh_state *s) {
   long n;
   if (!need_line(r, "the node count")) return -1;
   if (r->ntok != 1 || to_long(r->tok[0], 0, MAX_COUNT, &n)) return fail(r, "expected the number of nodes");
+  if (count_fits(r, n, "nodes")) return -1;
   s->nodes = kit_malloc((size_t)(n > 0 ? n : 1) * sizeof *s->nodes, "mesh nodes");
   for (long i = 0; i < n; ++i) {
     if (!need_line(r, "a node")) return -1;
@@ -223,6 +235,7 @@ static int read_nodes_v4(reader *r, msh_state *s) {
   if (r->ntok != 4 || to_long(r->tok[0], 0, MAX_COUNT, &nb) || to_long(r->tok[1], 0, MAX_COUNT, &n) ||
       to_long(r->tok[2], 0, MAX_COUNT * 10, &lo) || to_long(r->tok[3], 0, MAX_COUNT * 10, &hi))
     return fail(r, "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag'");
+  if (count_fits(r, n, "nodes") || count_fits(r, nb, "node blocks")) return -1;
   s->nodes = kit_malloc((size_t)(n > 0 ? n : 1) * sizeof *s->nodes, "mesh nodes");
   long done = 0;
   for (long b = 0; b < nb; ++b) {
@@ -353,6 +366,11 @@ int tetfv_read_msh(const char *path, tetfv_mesh *m, char *err, size_t errlen) {
   if (!r.f) {
     snprintf(err, errlen, "cannot open: %s", strerror(errno));
     return -1;
+  }
+  r.bytes = LONG_MAX; /* a stream that cannot seek is not sized */
+  if (fseek(r.f, 0, SEEK_END) == 0) {
+    r.bytes = ftell(r.f);
+    rewind(r.f);
   }
   msh_state s;
   memset(&s, 0, sizeof s);
