@@ -6,8 +6,9 @@
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
 # tetfv-hybrid; bfs: labs/scripts/bfs_sweep.sh as bfs-single;
-# particles: labs/scripts/particles_sweep.sh as particles-single), and leave logs, JSON lines and a
-# summary in $OUT. Device command:
+# particles: labs/scripts/particles_sweep.sh as particles-single; `sanitize`: compute-sanitizer
+# over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
+# KIT_CTEST_LABELS=smoke at least), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
 #   git describe --always --dirty > .kit-git-describe     (and carry it: it is git-ignored)
@@ -48,6 +49,8 @@ for m in "$@"; do
     tetfv-*) bash labs/scripts/tetfv_sweep.sh "${m#tetfv-}" "$OUT/tetfv.jsonl" build-gpu/bin/tetfv 2>> "$OUT/bench.log" ;;
     bfs-*) bash labs/scripts/bfs_sweep.sh "${m#bfs-}" "$OUT/bfs.jsonl" build-gpu/bin/bfs 2>> "$OUT/bench.log" ;;
     particles-*) bash labs/scripts/particles_sweep.sh "${m#particles-}" "$OUT/particles.jsonl" build-gpu/bin/particles 2>> "$OUT/bench.log" ;;
+    sanitize) python3 ci/compute_sanitize.py build-gpu "$OUT/sanitize" "${KIT_SANITIZE_TOOLS:-memcheck,racecheck,synccheck,initcheck}" 6 | tee "$OUT/sanitize.txt"
+              tar -C "$OUT" -czf "$OUT/sanitize-logs.tgz" sanitize && rm -rf "$OUT/sanitize" ;;
     lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac

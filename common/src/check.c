@@ -46,15 +46,43 @@ void kit_die(int code, const char *file, int line, const char *fmt, ...) {
   exit(code);
 }
 
+/* Set once before main from KIT_FAULT, when it names a CUDA or MPI function. */
+int kit_fault_calls_armed = 0;
+static char fault_call[64];
+static int fault_rank = -1; /* -1: every rank */
+
+__attribute__((constructor)) static void kit_fault_arm(void) {
+  const char *f = getenv("KIT_FAULT");
+  if (!f || (strncmp(f, "cuda", 4) != 0 && strncmp(f, "MPI_", 4) != 0)) return;
+  size_t n = strcspn(f, "@");
+  if (n >= sizeof fault_call) return;
+  memcpy(fault_call, f, n);
+  fault_call[n] = '\0';
+  if (f[n] == '@') fault_rank = atoi(f + n + 1);
+  kit_fault_calls_armed = 1;
+}
+
+int kit_fault_call(const char *call) {
+  /* `call` is the stringified expression: the function name, then "(" (maybe after spaces). */
+  const size_t n = strlen(fault_call);
+  if (strncmp(call, fault_call, n) != 0) return 0;
+  const char *rest = call + n;
+  while (*rest == ' ') ++rest;
+  if (*rest != '(') return 0;
+  return fault_rank < 0 || fault_rank == kit_world_rank();
+}
+
 void kit_mpi_fail(int rc, const char *call, const char *file, int line) {
   char err[MPI_MAX_ERROR_STRING] = "unknown MPI error";
   int len = 0;
+  if (rc == MPI_SUCCESS) kit_die(3, file, line, "MPI call %s failed: fault injected by KIT_FAULT", call);
   MPI_Error_string(rc, err, &len);
   kit_die(3, file, line, "MPI call %s failed: %s", call, err);
 }
 
 #ifdef KIT_HAVE_CUDA
 void kit_cuda_fail(cudaError_t e, const char *call, const char *file, int line) {
+  if (e == cudaSuccess) kit_die(3, file, line, "CUDA call %s failed: fault injected by KIT_FAULT", call);
   kit_die(3, file, line, "CUDA call %s failed: %s (%s)", call, cudaGetErrorString(e),
           cudaGetErrorName(e));
 }

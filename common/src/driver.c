@@ -286,8 +286,23 @@ void kit_report_messages(kit_report *r, long long messages, long long bytes, dou
   r->bytes_per_step = steps > 0 ? (double)all[1] / steps : 0.0;
 }
 
+/* Every rank must end with the same verdict: a check that failed on one rank only (a value
+ * that rank computed alone) fails the job on every rank, and rank 0's printout names the
+ * first such rank. KIT_FAULT=verify@R (tests only) fails a check on rank R alone. */
+static void agree_verdict(kit_report *r, const kit_env *env) {
+  if (kit_fault("verify"))
+    kit_report_check(r, "fault_injected", KIT_VERIFY_FAILED, 1.0, 0.0, "KIT_FAULT=verify on this rank");
+  int mine[2] = {r->verify, r->verify == KIT_VERIFY_FAILED ? -env->rank : -env->nranks}, all[2];
+  /* MAX of the status (FAILED > PASSED > SKIPPED), MAX of -rank: the lowest failing rank. */
+  KIT_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  if (all[0] == KIT_VERIFY_FAILED && r->verify != KIT_VERIFY_FAILED)
+    kit_report_check(r, "other_ranks", KIT_VERIFY_FAILED, (double)-all[1], 0.0,
+                     "a check failed on rank %d (its stderr, or the run on that rank, says which)", -all[1]);
+}
+
 int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
   int io = 0;
+  agree_verdict(r, env);
   if (env->rank == 0) {
     kit_report_print(r, stdout);
     if (json && kit_report_json(r, json) != 0) {
@@ -297,9 +312,7 @@ int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
   }
   KIT_MPI_CHECK(MPI_Bcast(&io, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (io) return KIT_EXIT_RUNTIME;
-  int code = kit_report_exit_code(r);
-  KIT_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return code;
+  return kit_report_exit_code(r); /* the same on every rank, after agree_verdict */
 }
 
 void kit_write_doubles(const char *path, const double *v, size_t n) {
