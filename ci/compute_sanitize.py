@@ -53,7 +53,10 @@ def run_one(name, cmd, env, tool, outdir):
         rc = subprocess.run(full, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, **env},
                             timeout=600).returncode
     text = open(log, errors="replace").read()
-    m = re.search(r"ERROR SUMMARY: (\d+) error", text)
+    # memcheck, synccheck, initcheck: "ERROR SUMMARY: N errors"; racecheck:
+    # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".
+    m = re.search(r"ERROR SUMMARY: (\d+) error", text) or \
+        re.search(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) error", text)
     errors = int(m.group(1)) if m else -1
     if rc == 77:
         verdict = "skipped"
