@@ -2,6 +2,8 @@
 # bfs_sweep.sh MODE OUT.jsonl [BIN]: the bfs benchmark runs (issue 7). Every run validates each
 # search by the Graph500 rules and the oracle's levels, and appends one kit.result/1 line.
 #   single : one GPU, scale 22, 8 roots: every variant; naive with the per-edge kernel too
+#   large  : one GPU, scale 24 (16.8 M vertices, 268 M edges), 8 roots: two-stream and
+#            multi-thread, each search validated as at every size
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,9 +13,12 @@ case $mode in
     for v in naive two-stream hybrid; do run "$bin" --variant $v --scale 22 --roots 8; done
     run "$bin" --variant multi-thread --gpus 1 --scale 22 --roots 8
     BFS_DISCOVER=edges run "$bin" --variant naive --scale 22 --roots 8 ;;
+  large)
+    run "$bin" --variant two-stream --scale 24 --roots 8
+    run "$bin" --variant multi-thread --gpus 1 --scale 24 --roots 8 ;;
   cpu)
     for np in 1 2 4; do
       OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8
     done ;;
-  *) echo "usage: bfs_sweep.sh single|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: bfs_sweep.sh single|large|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

@@ -3,6 +3,8 @@
 # appends one kit.result/1 line; above --allpairs-max particles the oracle is off and the
 # count, momentum and energy checks decide.
 #   single : one GPU, 48^3 fcc cells (442,368 atoms), 100 steps: every variant and cpu
+#   large  : one GPU, 100^3 fcc cells (4,000,000 atoms, issue 6's size), 100 steps: the GPU
+#            variants that drive one GPU from one rank
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,8 +13,11 @@ case $mode in
   single)
     for v in cpu naive two-stream hybrid; do run "$bin" --variant $v --cells 48 --iters 100 --reps 3; done
     run "$bin" --variant multi-thread --gpus 1 --cells 48 --iters 100 --reps 3 ;;
+  large)
+    for v in two-stream naive; do run "$bin" --variant $v --cells 100 --iters 100 --reps 3; done
+    run "$bin" --variant multi-thread --gpus 1 --cells 100 --iters 100 --reps 3 ;;
   cpu)
     run "$bin" --variant cpu --cells 10 --iters 50 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --cells 10 --iters 50 --reps 3 ;;
-  *) echo "usage: particles_sweep.sh single|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: particles_sweep.sh single|large|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac
