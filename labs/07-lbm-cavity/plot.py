@@ -15,6 +15,11 @@ and writes into --outdir (default: this lab's folder for the bundled data, else 
                           the ceiling the app reported (hybrid's ceiling adds the host triad),
                           and the issue-4 bound 0.8 x triad / 304 B
   lbm_performance.png     GLUP/s per variant and size against the triad bound and the 80% line
+  lbm_halo.csv            one row per timed GPU run on several ranks (lbm_sweep.sh halo, dual):
+                          variant, --halo, size, ranks, GPUs, ms per step, MPI messages and
+                          bytes per step, and the profiled pass's exchange phases in us per
+                          step (naive: exchange = halo_out + mpi + halo_in on the host; two-stream:
+                          halo_out and halo_in are GPU ranges on the boundary stream)
   cavity_errors.csv       one row per Re = 1000 cavity run: steps to steady, the AK2005
                           errors the app reported, the same errors recomputed here from the
                           profile CSV (a check on both), and the observed order of convergence
@@ -44,10 +49,13 @@ AK_TOL = 0.03            # miniapps/lbm/verify.c AK_TOL_INTERIOR, AK_TOL_EXTREMA
 # The published extrema the app compares with (ak2005.h, in our frame): ux(z) min; uz(x) max, min.
 AK_EXT = {"ux_along_z": (-0.27293, None), "uz_along_x": (-0.43423, 0.24407)}
 
-PERF_COLS = ["variant", "size", "ranks", "gpus", "cpu_fraction", "steps", "reps", "time_per_step_ms",
+PERF_COLS = ["variant", "halo", "size", "ranks", "gpus", "cpu_fraction", "steps", "reps", "time_per_step_ms",
              "mlups", "glups", "bandwidth_GBs", "device_triad_GBs", "fraction_of_device_triad",
              "ceiling_GBs", "fraction_of_ceiling_reported", "bound_glups", "target_glups_80pct",
              "oracle", "verify", "device"]
+HALO_PHASES = ["exchange", "halo_out", "mpi", "halo_in", "wait_boundary", "boundary", "bulk", "gpu_compute"]
+HALO_COLS = (["variant", "halo", "size", "ranks", "gpus", "time_per_step_ms", "messages_per_step",
+              "bytes_per_step"] + [f"{ph}_us" for ph in HALO_PHASES] + ["oracle", "verify", "device"])
 CAV_COLS = ["size", "lid_velocity", "mach", "tau", "steps_to_steady", "time_s", "glups",
             "ak2005_max_err", "ak2005_rms_err", "ak2005_max_err_interior", "ak2005_extrema_err",
             "recomputed_max_err", "recomputed_interior_err", "recomputed_extrema_err",
@@ -104,7 +112,8 @@ def perf_rows(recs, triad):
         tri = triad * r["gpus"] if triad and r["gpus"] else None
         bound = tri / BYTES_PER_CELL if tri else None
         rows.append({
-            "variant": r["variant"], "size": size_of(p), "ranks": r["ranks"], "gpus": r["gpus"],
+            "variant": r["variant"], "halo": p.get("halo", ""), "size": size_of(p), "ranks": r["ranks"],
+            "gpus": r["gpus"],
             "cpu_fraction": "" if r.get("cpu_fraction") is None else r["cpu_fraction"],
             "steps": steps, "reps": t.get("reps", ""),
             "time_per_step_ms": round(1e3 * t["median"] / steps, 5),
@@ -121,7 +130,30 @@ def perf_rows(recs, triad):
         })
     order = {"naive": 0, "two-stream": 1, "hybrid": 2, "multi-thread": 3, "cpu": 4}
     rows.sort(key=lambda x: (x["gpus"], int(x["size"].split("^")[0].split("x")[0]), order.get(x["variant"], 9),
-                             x["ranks"]))
+                             x["ranks"], x["halo"]))
+    return rows
+
+
+HALO_ORDER = {"copies": 0, "pack": 1, "cuda-aware": 2}
+
+
+def halo_rows(recs):
+    """The --halo comparison: timed GPU runs on more than one rank (Risso Sec. 4.2)."""
+    rows = []
+    for r in recs:
+        p = r["params"]
+        if p.get("until_steady") or r["gpus"] == 0 or r["ranks"] < 2:
+            continue
+        t, ph, msg = r["time_s"], r.get("phases", {}), r.get("messages", {})
+        steps = t.get("steps") or p["steps"]
+        row = {"variant": r["variant"], "halo": p.get("halo", ""), "size": size_of(p), "ranks": r["ranks"],
+               "gpus": r["gpus"], "time_per_step_ms": round(1e3 * t["median"] / steps, 5),
+               "messages_per_step": msg.get("per_step", ""), "bytes_per_step": msg.get("bytes_per_step", ""),
+               "oracle": check(r, "oracle"), "verify": r["verify"]["status"], "device": r["device"]}
+        for name in HALO_PHASES:
+            row[f"{name}_us"] = round(1e6 * ph[name], 2) if name in ph else ""
+        rows.append(row)
+    rows.sort(key=lambda x: (x["gpus"], x["size"], x["variant"], HALO_ORDER.get(x["halo"], 9)))
     return rows
 
 
@@ -265,12 +297,18 @@ def main():
             profiles.append({"path": path, "n": n, "u": u, "re": re_, "head": head, "data": data})
 
     perf = perf_rows(recs, triad)
+    halo = halo_rows(recs)
     cav = cavity_rows(recs, profiles)
     os.makedirs(outdir, exist_ok=True)
     if perf:
         write_csv(os.path.join(outdir, "lbm_performance.csv"), PERF_COLS, perf)
-        show(["variant", "size", "ranks", "gpus", "mlups", "bandwidth_GBs", "fraction_of_device_triad",
+        show(["variant", "halo", "size", "ranks", "gpus", "mlups", "bandwidth_GBs", "fraction_of_device_triad",
               "target_glups_80pct", "oracle", "verify"], perf)
+    if halo:
+        write_csv(os.path.join(outdir, "lbm_halo.csv"), HALO_COLS, halo)
+        print()
+        show(["variant", "halo", "size", "ranks", "gpus", "time_per_step_ms", "bytes_per_step", "exchange_us",
+              "halo_out_us", "mpi_us", "halo_in_us", "wait_boundary_us", "oracle", "verify"], halo)
     if cav:
         write_csv(os.path.join(outdir, "cavity_errors.csv"), CAV_COLS, cav)
         print()
@@ -371,7 +409,7 @@ def main():
         plt.close(fig)
     print(f"\nplot.py: wrote {outdir}/"
           + ", ".join(n for n, ok in (("lbm_performance.csv", perf), ("lbm_performance.png", perf),
-                                      ("cavity_errors.csv", cav), ("cavity_profiles.png", profiles)) if ok))
+                                      ("lbm_halo.csv", halo), ("cavity_errors.csv", cav), ("cavity_profiles.png", profiles)) if ok))
 
 
 if __name__ == "__main__":

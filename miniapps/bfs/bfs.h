@@ -31,6 +31,7 @@ typedef struct bfs_params {
   int nroots;               /* --roots: search keys (Graph500: 64) */
   long long root;           /* --root V: one search from V (-1: sample the keys) */
   const char *dump_parents; /* --dump-parents FILE: parents of the first search, int64 */
+  int prune;                /* --prune: sort-unique list messages before they leave (recipe 3) */
 } bfs_params;
 
 /* The transfer mode of a --transfer word. */
@@ -113,6 +114,7 @@ typedef struct bfs_level_traffic {
   int64_t expand_bytes; /* payload sent to other ranks in the expand (column) phase */
   int64_t fold_bytes;   /* payload sent to other ranks in the fold (row) phase */
   int64_t list_bytes;   /* what the same messages would have cost as 32-bit lists */
+  int64_t unpruned_bytes; /* expand + fold payload without --prune's sort-unique (equal without it) */
   int64_t messages;     /* messages to other ranks */
   int64_t bitmaps;      /* of which sent as bitmaps */
 } bfs_level_traffic;
@@ -123,6 +125,9 @@ typedef struct bfs_traffic {
 } bfs_traffic;
 /* Level L's counters (zeroed when first touched). */
 bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level);
+/* The first step of every variant's level: refuses a level the 64-bit key cannot hold
+ * (claim.h, a runtime error), then returns bfs_traffic_level(t, level). */
+bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level);
 
 /* What a variant gets from the driver. */
 typedef struct bfs_ctx {
@@ -132,6 +137,7 @@ typedef struct bfs_ctx {
   int transfer;        /* BFS_LIST, BFS_BITMAP or BFS_AUTO */
   int gpus;            /* multi-thread: GPUs (threads) this process drives; others 0 or 1 */
   double cpu_fraction; /* hybrid: the CPU's share of the rank's row vertices; others < 0 */
+  int prune;           /* --prune */
 } bfs_ctx;
 
 /* The variant contract: the driver owns kernel 1, timing, validation and reporting; a

@@ -55,6 +55,7 @@ static void *cpu_setup(const bfs_ctx *c) {
   s->level = kit_malloc(((size_t)g->own_count + 1) * sizeof(int32_t), "levels");
   s->parent = kit_malloc(((size_t)g->own_count + 1) * sizeof(int64_t), "parents");
   bfs_exchange_init(&s->x, g);
+  s->x.prune = c->prune;
   return s;
 }
 
@@ -84,8 +85,7 @@ static void cpu_run(void *st, int64_t root) {
   KIT_RANGE_POP();
 
   for (int level = 0;; ++level) {
-    if (level > BFS_KEY_MAX_LEVEL) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
-    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+    bfs_level_traffic *t = bfs_level_begin(&s->traffic, level);
 
     /* 1. Expand: the frontier of the whole grid column, from its R owners. */
     memset(s->colbits, 0, (size_t)cw * sizeof(uint32_t));

@@ -10,9 +10,18 @@
 #include "kit/check.h"
 #include "kit/ranges.h"
 
-static int to_int(int64_t v) {
+int bfs_msg_int(int64_t v) {
   if (v > INT_MAX) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier message of %lld words exceeds one MPI message", (long long)v);
   return (int)v;
+}
+
+void bfs_recv_layout(const int *hdr, int stride, int npeers, int *count, int *displ) {
+  int64_t total = 0;
+  for (int k = 0; k < npeers; ++k) {
+    count[k] = hdr[stride * k + 1];
+    displ[k] = bfs_msg_int(total);
+    total += count[k];
+  }
 }
 
 void bfs_exchange_init(bfs_exchange *x, const bfs_graph *g) {
@@ -45,6 +54,38 @@ int bfs_as_bitmap(int mode, int64_t count, int64_t n) {
   return mode == BFS_BITMAP || (mode == BFS_AUTO && 32 * count > n);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int64_t bfs_sort_unique(uint32_t *list, int64_t n) {
+  if (n <= 1) return n;
+  qsort(list, (size_t)n, sizeof *list, cmp_u32);
+  int64_t m = 1;
+  for (int64_t k = 1; k < n; ++k)
+    if (list[k] != list[m - 1]) list[m++] = list[k];
+  return m;
+}
+
+void bfs_count_expand(const bfs_graph *g, int bm, int64_t words, int64_t count, bfs_level_traffic *t) {
+  const int64_t peers = g->R - 1;
+  t->expand_bytes += 4 * words * peers;
+  t->unpruned_bytes += 4 * (bm ? words : count) * peers;
+  t->list_bytes += 4 * count * peers;
+  t->messages += peers;
+  t->bitmaps += bm ? peers : 0;
+}
+
+void bfs_count_fold(const bfs_graph *g, int jj, int bm, int64_t words, int64_t count, bfs_level_traffic *t) {
+  if (jj == g->j) return;
+  t->fold_bytes += 4 * words;
+  t->unpruned_bytes += 4 * (bm ? words : count);
+  t->list_bytes += 4 * count;
+  t->messages += 1;
+  t->bitmaps += bm;
+}
+
 /* KIT_FAULT=stale-halo (tests only): messages from other ranks are dropped, as if the
  * exchange had not happened; verification must then fail (tests/bfs). */
 static int drop_remote(void) {
@@ -71,24 +112,16 @@ void bfs_expand(const bfs_graph *g, int mode, const uint32_t *own_bits, int64_t 
   int64_t words = g->own_pad / 32;
   if (!bm) { /* the list: unpack this rank's frontier */
     words = bfs_bitmap_unpack(own_bits, g->own_pad / 32, x->sbuf);
+    if (x->prune) words = bfs_sort_unique(x->sbuf, words);
     payload = x->sbuf;
   }
-  const int hdr[2] = {bm, to_int(words)};
+  const int hdr[2] = {bm, bfs_msg_int(words)};
   KIT_MPI_CHECK(MPI_Allgather(hdr, 2, MPI_INT, x->hdr_r, 2, MPI_INT, g->col));
-  int64_t total = 0;
-  for (int ii = 0; ii < g->R; ++ii) {
-    x->rcount[ii] = x->hdr_r[2 * ii + 1];
-    x->rdispl[ii] = to_int(total);
-    total += x->rcount[ii];
-  }
+  bfs_recv_layout(x->hdr_r, 2, g->R, x->rcount, x->rdispl);
   KIT_MPI_CHECK(MPI_Allgatherv(payload, (int)words, MPI_UINT32_T, x->rbuf, x->rcount, x->rdispl, MPI_UINT32_T, g->col));
   for (int ii = 0; ii < g->R; ++ii)
     if (ii == g->i || !drop_remote()) merge(colbits + g->col_off[ii] / 32, x->rbuf + x->rdispl[ii], x->hdr_r[2 * ii], x->rcount[ii]);
-  const int64_t peers = g->R - 1;
-  t->expand_bytes += 4 * words * peers;
-  t->list_bytes += 4 * count * peers;
-  t->messages += peers;
-  t->bitmaps += bm ? peers : 0;
+  bfs_count_expand(g, bm, words, count, t);
   KIT_RANGE_POP();
 }
 
@@ -107,26 +140,17 @@ void bfs_fold(const bfs_graph *g, int mode, const uint32_t *rowbits, uint32_t *o
       words = nwords;
     } else {
       words = bfs_bitmap_unpack(sec, nwords, x->sbuf + at); /* owner-local indices */
+      if (x->prune) words = bfs_sort_unique(x->sbuf + at, words);
     }
     x->hdr_s[2 * jj] = bm;
-    x->hdr_s[2 * jj + 1] = to_int(words);
+    x->hdr_s[2 * jj + 1] = bfs_msg_int(words);
     x->scount[jj] = (int)words;
-    x->sdispl[jj] = to_int(at);
+    x->sdispl[jj] = bfs_msg_int(at);
     at += words;
-    if (jj != g->j) {
-      t->fold_bytes += 4 * words;
-      t->list_bytes += 4 * count;
-      t->messages += 1;
-      t->bitmaps += bm;
-    }
+    bfs_count_fold(g, jj, bm, words, count, t);
   }
   KIT_MPI_CHECK(MPI_Alltoall(x->hdr_s, 2, MPI_INT, x->hdr_r, 2, MPI_INT, g->row));
-  int64_t total = 0;
-  for (int jj = 0; jj < g->C; ++jj) {
-    x->rcount[jj] = x->hdr_r[2 * jj + 1];
-    x->rdispl[jj] = to_int(total);
-    total += x->rcount[jj];
-  }
+  bfs_recv_layout(x->hdr_r, 2, g->C, x->rcount, x->rdispl);
   KIT_MPI_CHECK(MPI_Alltoallv(x->sbuf, x->scount, x->sdispl, MPI_UINT32_T, x->rbuf, x->rcount, x->rdispl,
                               MPI_UINT32_T, g->row));
   for (int jj = 0; jj < g->C; ++jj)

@@ -12,11 +12,16 @@
 
 #include "bfs.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Scratch buffers of the exchanges, sized once per graph. */
 typedef struct bfs_exchange {
   uint32_t *sbuf, *rbuf;
   int *hdr_s, *hdr_r;            /* per peer: {bitmap?, words} */
   int *scount, *sdispl, *rcount, *rdispl;
+  int prune;                     /* --prune: sort-unique every list message before it leaves */
 } bfs_exchange;
 
 void bfs_exchange_init(bfs_exchange *x, const bfs_graph *g);
@@ -24,6 +29,27 @@ void bfs_exchange_free(bfs_exchange *x);
 
 /* 1 if a message of `count` vertices of an n-vertex range goes as a bitmap. */
 int bfs_as_bitmap(int mode, int64_t count, int64_t n);
+
+/* --prune (Rossetti's recipe 3) on the host: list[0..n) sorted and its repeats dropped;
+ * returns the new length. */
+int64_t bfs_sort_unique(uint32_t *list, int64_t n);
+
+/* v as an MPI count; a message longer than INT_MAX words is a runtime error (exit 3). */
+int bfs_msg_int(int64_t v);
+/* Receive counts and displacements from the peers' headers (`stride` ints each, the word
+ * count at index 1): the messages land back to back in peer order. */
+void bfs_recv_layout(const int *hdr, int stride, int npeers, int *count, int *displ);
+
+/* The traffic rules, in one place for the cpu exchanges here and the GPU ones (gpu_block.c),
+ * so every variant prints the same per-level table. A message is `words` 32-bit words of
+ * payload carrying `count` vertices, `bm` says whether it went as a bitmap. A list that
+ * --prune shortened has words < count: what it would have cost unpruned (count words) goes
+ * to unpruned_bytes, so a run reports both.
+ * Expand: this rank's one message reaches the R - 1 other members of its grid column. */
+void bfs_count_expand(const bfs_graph *g, int bm, int64_t words, int64_t count, bfs_level_traffic *t);
+/* Fold: the message to row member jj; the one to itself (jj == g->j) is a local copy and
+ * is not counted. */
+void bfs_count_fold(const bfs_graph *g, int jj, int bm, int64_t words, int64_t count, bfs_level_traffic *t);
 
 /* Expand: own_bits (own_pad bits, `count` of them set) is this rank's frontier; on return
  * colbits (ncol bits, zeroed by the caller) holds the frontier of the whole grid column. */
@@ -35,4 +61,7 @@ void bfs_expand(const bfs_graph *g, int mode, const uint32_t *own_bits, int64_t 
  * the union of what the row sent this rank. */
 void bfs_fold(const bfs_graph *g, int mode, const uint32_t *rowbits, uint32_t *own_bits, bfs_exchange *x,
               bfs_level_traffic *t);
+#ifdef __cplusplus
+}
+#endif
 #endif

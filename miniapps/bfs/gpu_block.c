@@ -4,7 +4,6 @@
  * on the GPU; the host only stages the payloads for MPI through pinned buffers. */
 #include "gpu_block.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,13 +13,6 @@
 #include "kit/check.h"
 #include "kit/ranges.h"
 #include "kit/runtime.h"
-
-static int to_int(int64_t v) {
-  if (v > INT_MAX)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier message of %lld words exceeds one MPI message",
-            (long long)v);
-  return (int)v;
-}
 
 static void *dev_alloc(size_t bytes) {
   void *p = NULL;
@@ -51,6 +43,7 @@ void bfs_dev_csr_free(bfs_dev_csr *d) {
 }
 
 void bfs_work_init(bfs_work *w, int64_t max_items) {
+  memset(w, 0, sizeof *w); /* the --prune storage comes on first use */
   w->max_items = max_items;
   w->cnt = dev_alloc((size_t)max_items * sizeof(int64_t));
   w->offs = dev_alloc((size_t)max_items * sizeof(int64_t));
@@ -63,6 +56,10 @@ void bfs_work_free(bfs_work *w) {
   dev_free(w->cnt);
   dev_free(w->offs);
   dev_free(w->cub);
+  dev_free(w->su_cub);
+  dev_free(w->su_tmp);
+  dev_free(w->su_n);
+  if (w->h_su_n) kit_host_free(w->h_su_n, 1);
   memset(w, 0, sizeof *w);
 }
 
@@ -82,6 +79,27 @@ void bfs_gpu_unpack(bfs_work *w, const uint32_t *bmap, int64_t nwords, uint32_t 
   launch_bfs_scan(w->cub, w->cub_bytes, w->cnt, w->offs, nwords + 1, s);
   launch_bfs_unpack(bmap, w->offs, nwords, 0, first, out, s);
   KIT_CUDA_CHECK(cudaMemcpyAsync(count, w->offs + nwords, sizeof(int64_t), cudaMemcpyDeviceToDevice, s));
+}
+
+int64_t bfs_gpu_sort_unique(bfs_work *w, uint32_t *list, int64_t n, cudaStream_t s) {
+  if (n <= 1) return n;
+  if (n > w->su_cap) { /* grow: at least double, so a search reallocates O(log n) times */
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* earlier sorts on s are done with the old storage */
+    dev_free(w->su_cub);
+    dev_free(w->su_tmp);
+    w->su_cap = n > 2 * w->su_cap ? n : 2 * w->su_cap;
+    w->su_cub_bytes = bfs_sort_unique_bytes(w->su_cap);
+    w->su_cub = dev_alloc(w->su_cub_bytes);
+    w->su_tmp = dev_alloc((size_t)w->su_cap * sizeof(uint32_t));
+    if (!w->su_n) {
+      w->su_n = dev_alloc(sizeof(int64_t));
+      w->h_su_n = kit_host_alloc(sizeof(int64_t), 1);
+    }
+  }
+  launch_bfs_sort_unique(w->su_cub, w->su_cub_bytes, list, w->su_tmp, n, w->su_n, s);
+  KIT_CUDA_CHECK(cudaMemcpyAsync(w->h_su_n, w->su_n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  return *w->h_su_n;
 }
 
 int bfs_discover_kind(int fallback) {
@@ -116,6 +134,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   b->g = g;
   b->device = device;
   b->mode = c->transfer;
+  b->prune = c->prune;
   KIT_CUDA_CHECK(cudaSetDevice(device));
   const size_t ow = (size_t)g->own_pad / 32, cw = (size_t)g->ncol / 32, rw = (size_t)g->nrow / 32;
   b->d_col_off = dev_alloc((size_t)(g->R + 1) * sizeof(int64_t));
@@ -176,7 +195,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   b->rcount = kit_malloc((size_t)peers * sizeof(int), "counts");
   b->rdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
   b->rs_counts = kit_malloc((size_t)g->C * sizeof(int), "counts");
-  for (int jj = 0; jj < g->C; ++jj) b->rs_counts[jj] = to_int(g->row_off[jj + 1] - g->row_off[jj]);
+  for (int jj = 0; jj < g->C; ++jj) b->rs_counts[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]);
   bfs_work_init(&b->work, bfs_work_items(g));
   (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
   /* The memsets and copies above ran on the legacy stream: finish them before any
@@ -216,6 +235,37 @@ void bfs_note_frontier(bfs_traffic *t, int level, int64_t next) {
   if (level == 0) t->lv[0].frontier = 1;
 }
 
+int64_t bfs_gpu_search_start(bfs_gpu_rank *r, int64_t root, cudaStream_t s) {
+  KIT_CUDA_CHECK(cudaSetDevice(r->b.device));
+  r->traffic.nlevels = 0;
+  KIT_RANGE_PUSH("init");
+  const int64_t count = bfs_gpu_start(&r->b, root, s);
+  KIT_RANGE_POP();
+  return count;
+}
+
+int64_t bfs_gpu_level_end(bfs_gpu *b, bfs_traffic *tr, int level, cudaStream_t s, int64_t *count) {
+  KIT_RANGE_PUSH("update");
+  *count = bfs_gpu_update(b, level, s);
+  int64_t next = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  KIT_RANGE_POP();
+  bfs_note_frontier(tr, level, next);
+  return next;
+}
+
+void bfs_gpu_rank_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
+  bfs_gpu_fetch(&((bfs_gpu_rank *)st)->b, parent_owned, level_owned);
+}
+
+const bfs_traffic *bfs_gpu_rank_traffic(void *st) { return &((bfs_gpu_rank *)st)->traffic; }
+
+void bfs_gpu_rank_free(bfs_gpu_rank *r) {
+  bfs_gpu_free(&r->b);
+  free(r->traffic.lv);
+  r->traffic.lv = NULL;
+}
+
 int64_t bfs_gpu_start(bfs_gpu *b, int64_t root, cudaStream_t s) {
   const bfs_graph *g = b->g;
   const size_t ow = (size_t)g->own_pad / 32;
@@ -239,20 +289,22 @@ int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream
   if (g->R == 1) return 0; /* 1D row: the column is this rank alone */
   KIT_RANGE_PUSH("expand");
   const int bm = bfs_as_bitmap(b->mode, count, g->own_count);
-  const int64_t words = bm ? g->own_pad / 32 : count;
+  int64_t words = bm ? g->own_pad / 32 : count;
+  const uint32_t *payload = bm ? b->front : b->own_list;
   if (!bm && !own_list_ready)
     bfs_gpu_unpack(&b->work, b->front, g->own_pad / 32, 0, b->own_list, b->d_n_own, s);
-  const int hdr[3] = {bm, to_int(words), to_int(count)};
-  KIT_MPI_CHECK(MPI_Allgather(hdr, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->col));
-  int64_t total = 0;
-  for (int ii = 0; ii < g->R; ++ii) {
-    b->rcount[ii] = b->hdr_r[3 * ii + 1];
-    b->rdispl[ii] = to_int(total);
-    total += b->rcount[ii];
+  if (!bm && b->prune && count > 1) { /* a copy: another stream may still read own_list */
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->d_sbuf, b->own_list, (size_t)count * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToDevice, s));
+    words = bfs_gpu_sort_unique(&b->work, b->d_sbuf, count, s);
+    payload = b->d_sbuf;
   }
+  const int hdr[3] = {bm, bfs_msg_int(words), bfs_msg_int(bm ? count : words)};
+  KIT_MPI_CHECK(MPI_Allgather(hdr, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->col));
+  bfs_recv_layout(b->hdr_r, 3, g->R, b->rcount, b->rdispl);
   /* This rank's message goes straight to where the gather puts it (MPI_IN_PLACE). */
   if (words > 0)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], bm ? b->front : b->own_list,
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], payload,
                                    (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
   KIT_CUDA_CHECK(
       cudaStreamSynchronize(s)); /* the message is in host memory; earlier H2Ds out of h_xr are done */
@@ -272,11 +324,7 @@ int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream
       launch_bfs_pack(msg, b->rcount[ii], g->col_count[ii], sec, s);
     merged += b->hdr_r[3 * ii + 2];
   }
-  const int64_t peers = g->R - 1;
-  t->expand_bytes += 4 * words * peers;
-  t->list_bytes += 4 * count * peers;
-  t->messages += peers;
-  t->bitmaps += bm ? peers : 0;
+  bfs_count_expand(g, bm, words, count, t);
   KIT_RANGE_POP();
   return merged;
 }
@@ -307,37 +355,28 @@ void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
     const int64_t w0 = g->row_off[jj] / 32, nwords = (g->row_off[jj + 1] - g->row_off[jj]) / 32;
     const int64_t count = jj == g->j ? 0 : b->h_sec[jj + 1] - b->h_sec[jj];
     const int bm = jj != g->j && bfs_as_bitmap(b->mode, count, g->row_count[jj]);
-    const int64_t words = jj == g->j ? 0 : bm ? nwords : count;
+    int64_t words = jj == g->j ? 0 : bm ? nwords : count;
     if (words > 0) {
       const uint32_t *src = b->rowbits + w0;
       if (!bm) { /* owner-local indices: bit positions within the section */
         launch_bfs_unpack(b->rowbits + w0, w->offs + w0, nwords, b->h_sec[jj], 0, b->d_sbuf + at, s);
+        if (b->prune) words = bfs_gpu_sort_unique(w, b->d_sbuf + at, count, s);
         src = b->d_sbuf + at;
       }
       KIT_CUDA_CHECK(
           cudaMemcpyAsync(b->h_fs + at, src, (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     }
     b->hdr_s[3 * jj] = bm;
-    b->hdr_s[3 * jj + 1] = to_int(words);
-    b->hdr_s[3 * jj + 2] = to_int(count);
+    b->hdr_s[3 * jj + 1] = bfs_msg_int(words);
+    b->hdr_s[3 * jj + 2] = bfs_msg_int(bm ? count : words);
     b->scount[jj] = (int)words;
-    b->sdispl[jj] = to_int(at);
+    b->sdispl[jj] = bfs_msg_int(at);
     at += words;
-    if (jj != g->j) {
-      t->fold_bytes += 4 * words;
-      t->list_bytes += 4 * count;
-      t->messages += 1;
-      t->bitmaps += bm;
-    }
+    bfs_count_fold(g, jj, bm, words, count, t);
   }
   KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* messages in host memory; earlier H2Ds out of h_fr done */
   KIT_MPI_CHECK(MPI_Alltoall(b->hdr_s, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->row));
-  int64_t total = 0;
-  for (int jj = 0; jj < g->C; ++jj) {
-    b->rcount[jj] = b->hdr_r[3 * jj + 1];
-    b->rdispl[jj] = to_int(total);
-    total += b->rcount[jj];
-  }
+  bfs_recv_layout(b->hdr_r, 3, g->C, b->rcount, b->rdispl);
   KIT_MPI_CHECK(MPI_Alltoallv(b->h_fs, b->scount, b->sdispl, MPI_UINT32_T, b->h_fr, b->rcount, b->rdispl,
                               MPI_UINT32_T, g->row));
   for (int jj = 0; jj < g->C; ++jj) {
@@ -372,15 +411,17 @@ int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s) {
 
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s) {
   const bfs_graph *g = b->g;
+  KIT_RANGE_PUSH("parents");
   if (g->C == 1) { /* the row is this rank's own section: its keys are final */
     launch_bfs_parents(b->level, (const int64_t *)b->best, g->own_count, g->own_begin, b->parent, s);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s));
-    return;
+  } else {
+    KIT_CUDA_CHECK(
+        cudaMemcpyAsync(b->h_best, b->best, (size_t)g->nrow * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+    bfs_gpu_parents_host(b, s);
   }
-  KIT_CUDA_CHECK(
-      cudaMemcpyAsync(b->h_best, b->best, (size_t)g->nrow * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
-  bfs_gpu_parents_host(b, s);
+  KIT_RANGE_POP();
 }
 
 void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s) {

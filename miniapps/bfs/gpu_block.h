@@ -43,6 +43,13 @@ typedef struct bfs_work {
   size_t cub_bytes;
   int64_t *cnt, *offs; /* scan input and output, max_items each */
   int64_t max_items;
+  /* --prune only: the sort-unique's CUB storage and sort output for su_cap items, allocated
+   * on first use and grown (never shrunk), and its device and pinned count slots. */
+  void *su_cub;
+  size_t su_cub_bytes;
+  uint32_t *su_tmp;
+  int64_t su_cap;
+  int64_t *su_n, *h_su_n;
 } bfs_work;
 
 /* Scratch for lists of up to max_items - 1 vertices and bitmaps of up to max_items - 1 words. */
@@ -57,6 +64,11 @@ int64_t bfs_work_items(const bfs_graph *g);
  * reused while a reader of the list still needs its length). */
 void bfs_gpu_unpack(bfs_work *w, const uint32_t *bmap, int64_t nwords, uint32_t first, uint32_t *out,
                     int64_t *count, cudaStream_t s);
+
+/* --prune (Rossetti's recipe 3): list[0..n) sorted and made unique in place on s (CUB radix
+ * sort + DeviceSelect::Unique); returns the new length (synchronises s: the host needs it for
+ * the message header). */
+int64_t bfs_gpu_sort_unique(bfs_work *w, uint32_t *list, int64_t n, cudaStream_t s);
 
 /* Discovery kernels: the slides' straightforward BFS (a thread per frontier vertex) or the
  * edge-balanced one (a thread per frontier edge, sources found by binary search over the
@@ -83,6 +95,7 @@ typedef struct bfs_gpu {
   const bfs_graph *g;
   int device;                       /* CUDA device holding it */
   int mode;                         /* BFS_LIST, BFS_BITMAP, BFS_AUTO */
+  int prune;                        /* --prune: list messages sort-uniqued before they leave */
   bfs_dev_geom geom;                /* column geometry for parent labels */
   int64_t *d_col_off, *d_col_begin; /* behind geom */
   int64_t *d_row_words;             /* [C+1] first word of each row section */
@@ -132,8 +145,8 @@ void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s);
 /* Update: owners keep the unvisited vertices of recv as the next frontier at level+1;
  * returns their number on this rank (synchronises s). */
 int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s);
-/* Parents from the device keys (BFS_GPU_ROW_KEYS): the row's MIN (MPI_Reduce_scatter when
- * C > 1), then parent = the key's label (synchronises s). */
+/* Parents from the device keys (BFS_GPU_ROW_KEYS), the "parents" range: the row's MIN
+ * (MPI_Reduce_scatter when C > 1), then parent = the key's label (synchronises s). */
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s);
 /* The same from keys the caller gathered in h_best (nrow of them). */
 void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s);
@@ -144,6 +157,30 @@ void bfs_gpu_fetch(const bfs_gpu *b, int64_t *parent, int32_t *level);
 int bfs_gpu_drop_remote(void);
 /* A search's traffic record, level by level, with the frontier sizes the cpu variant keeps. */
 void bfs_note_frontier(bfs_traffic *t, int level, int64_t next);
+
+/* The bookkeeping every level loop of a GPU variant shares, so that each variant file shows
+ * only its own schedule of expand, discover and fold. */
+
+/* What the state of a one-GPU-per-rank variant (naive, two-stream, hybrid) starts with: the
+ * driver's context, the rank's GPU state and the last search's traffic. Being the first
+ * member lets one fetch and one traffic function serve them all. */
+typedef struct bfs_gpu_rank {
+  bfs_ctx c;
+  bfs_gpu b;
+  bfs_traffic traffic;
+} bfs_gpu_rank;
+/* A new search on r (device made current, traffic table emptied, bfs_gpu_start on s inside
+ * the "init" range). Returns this rank's frontier size (0 or 1). */
+int64_t bfs_gpu_search_start(bfs_gpu_rank *r, int64_t root, cudaStream_t s);
+/* A level's last step, the "update" range: owners keep the unvisited vertices of recv as the
+ * next frontier (bfs_gpu_update; *count gets this rank's), MPI_Allreduce of its size over
+ * every rank, recorded in tr. Returns the global size: 0 ends the search. */
+int64_t bfs_gpu_level_end(bfs_gpu *b, bfs_traffic *tr, int level, cudaStream_t s, int64_t *count);
+/* bfs_variant.fetch and .traffic for a state that starts with a bfs_gpu_rank. */
+void bfs_gpu_rank_fetch(void *st, int64_t *parent_owned, int32_t *level_owned);
+const bfs_traffic *bfs_gpu_rank_traffic(void *st);
+/* Frees the GPU state and the traffic table (the variant frees its streams and CSRs). */
+void bfs_gpu_rank_free(bfs_gpu_rank *r);
 
 #ifdef __cplusplus
 }

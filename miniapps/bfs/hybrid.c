@@ -26,8 +26,7 @@
 #include "kit/ranges.h"
 
 typedef struct hy_state {
-  bfs_ctx c;
-  bfs_gpu b;
+  bfs_gpu_rank r; /* first: context, GPU state, traffic */
   cudaStream_t s;
   cudaEvent_t col_host; /* the column bitmap has reached h_colbits */
   int64_t cut;          /* row words [0, cut) on the GPU, [cut, nrow/32) on the CPU */
@@ -37,14 +36,13 @@ typedef struct hy_state {
   uint32_t *h_colbits; /* pinned ncol bits */
   uint32_t *h_rowbits; /* pinned nrow bits; the CPU writes the words above the cut */
   int kind;
-  bfs_traffic traffic;
   void *ts; /* two-stream's state when no rank has a CPU share, else NULL */
 } hy_state;
 
 static void *hy_setup(const bfs_ctx *c) {
   hy_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
-  s->c = *c;
+  s->r.c = *c;
   const int64_t rw = g->nrow / 32;
   const double f = c->cpu_fraction > 0.0 ? c->cpu_fraction : 0.0;
   int64_t cpu_words = (int64_t)(f * (double)rw + 0.5);
@@ -56,7 +54,7 @@ static void *hy_setup(const bfs_ctx *c) {
     s->ts = bfs_two_stream.setup(c);
     return s;
   }
-  bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
   int64_t *xoff;
   uint32_t *adj;
   bfs_csr_select(g, 0, 32 * s->cut, 1, 0, &xoff, &adj);
@@ -78,9 +76,9 @@ static void *hy_setup(const bfs_ctx *c) {
  * unpack of a dense frontier cost more than the CPU's whole share of the claims (measured
  * on the H200 machine), and most frontier vertices have no edge above the cut. */
 static void hy_cpu_discover(hy_state *s, int level) {
-  const bfs_graph *g = s->c.g;
+  const bfs_graph *g = s->r.c.g;
   const int64_t cw = g->ncol / 32;
-  int64_t *best = s->b.h_best;
+  int64_t *best = s->r.b.h_best;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t w = 0; w < cw; ++w) {
     uint32_t bits = s->h_colbits[w];
@@ -101,24 +99,19 @@ static void hy_run(void *st, int64_t root) {
     bfs_two_stream.run(s->ts, root);
     return;
   }
-  bfs_gpu *b = &s->b;
-  const bfs_graph *g = s->c.g;
+  bfs_gpu *b = &s->r.b;
+  const bfs_graph *g = b->g;
   const int64_t rw = g->nrow / 32, cpu_words = rw - s->cut;
-  KIT_CUDA_CHECK(cudaSetDevice(b->device));
-  s->traffic.nlevels = 0;
-
+  int64_t count = bfs_gpu_search_start(&s->r, root, s->s);
   KIT_RANGE_PUSH("init");
-  int64_t count = bfs_gpu_start(b, root, s->s);
-  if (cpu_words > 0) {
+  if (cpu_words > 0) { /* the CPU's part of the row: nothing discovered, no keys */
     memset(s->h_rowbits + s->cut, 0, (size_t)cpu_words * sizeof(uint32_t));
 #pragma omp parallel for schedule(static)
     for (int64_t v = 32 * s->cut; v < g->nrow; ++v) b->h_best[v] = BFS_KEY_NONE;
   }
   KIT_RANGE_POP();
   for (int level = 0;; ++level) {
-    if (level > BFS_KEY_MAX_LEVEL)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
-    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+    bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
 
     /* 1. Expand, as naive; the CPU gets a copy of the column's frontier. */
     const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
@@ -148,13 +141,9 @@ static void hy_run(void *st, int64_t root) {
     /* 3. Fold and 4. update, as naive. */
     bfs_gpu_fold_remote(b, s->s, t);
     bfs_gpu_fold_local(b, s->s);
-    KIT_RANGE_PUSH("update");
-    count = bfs_gpu_update(b, level, s->s); /* synchronises: the copy out of h_rowbits is done */
+    const int64_t next = bfs_gpu_level_end(b, &s->r.traffic, level, s->s, &count);
+    /* The update synchronised s: the copy out of h_rowbits is done, the CPU may clear it. */
     if (cpu_words > 0) memset(s->h_rowbits + s->cut, 0, (size_t)cpu_words * sizeof(uint32_t));
-    int64_t next = 0;
-    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
-    KIT_RANGE_POP();
-    bfs_note_frontier(&s->traffic, level, next);
     if (next == 0) break;
   }
 
@@ -171,12 +160,12 @@ static void hy_run(void *st, int64_t root) {
 static void hy_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   hy_state *s = st;
   if (s->ts) bfs_two_stream.fetch(s->ts, parent_owned, level_owned);
-  else bfs_gpu_fetch(&s->b, parent_owned, level_owned);
+  else bfs_gpu_rank_fetch(&s->r, parent_owned, level_owned);
 }
 
 static const bfs_traffic *hy_traffic(void *st) {
   hy_state *s = st;
-  return s->ts ? bfs_two_stream.traffic(s->ts) : &s->traffic;
+  return s->ts ? bfs_two_stream.traffic(s->ts) : &s->r.traffic;
 }
 
 static void hy_teardown(void *st) {
@@ -186,7 +175,7 @@ static void hy_teardown(void *st) {
     free(s);
     return;
   }
-  KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
+  KIT_CUDA_CHECK(cudaSetDevice(s->r.b.device));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->s));
   KIT_CUDA_CHECK(cudaEventDestroy(s->col_host));
   bfs_dev_csr_free(&s->gcsr);
@@ -194,15 +183,14 @@ static void hy_teardown(void *st) {
   free(s->cadj);
   kit_host_free(s->h_colbits, 1);
   kit_host_free(s->h_rowbits, 1);
-  bfs_gpu_free(&s->b);
-  free(s->traffic.lv);
+  bfs_gpu_rank_free(&s->r);
   free(s);
 }
 
 /* The CPU's words of the row and the share of the rank's edges they hold (for the report). */
 void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t *edges) {
   const hy_state *s = st;
-  const bfs_graph *g = s->c.g;
+  const bfs_graph *g = s->r.c.g;
   *cpu_words = g->nrow / 32 - s->cut;
   *cpu_edges = s->ts ? 0 : s->cxoff[g->ncol];
   *edges = g->xoff[g->ncol];

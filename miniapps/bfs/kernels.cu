@@ -7,7 +7,9 @@
  * Kernels are reached only through the extern "C" launchers, which check every launch. */
 #include <limits.h>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "claim.h"
 #include "kernels.h"
@@ -232,6 +234,34 @@ extern "C" void launch_bfs_scan(void *temp, size_t temp_bytes, const int64_t *in
             "a scan of %lld items needs %zu bytes of CUB storage, %zu allocated", (long long)n, need,
             temp_bytes);
   KIT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, need, in, out, checked_items(n), stream));
+}
+
+extern "C" size_t bfs_sort_unique_bytes(int64_t n) {
+  const int items = checked_items(n > 0 ? n : 1);
+  size_t sort = 0, unique = 0;
+  KIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort, (const uint32_t *)nullptr, (uint32_t *)nullptr, items));
+  KIT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, unique, (const uint32_t *)nullptr, (uint32_t *)nullptr,
+                                           (int64_t *)nullptr, items));
+  return sort > unique ? sort : unique;
+}
+
+extern "C" void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp, int64_t n,
+                                       int64_t *nout, cudaStream_t stream) {
+  if (n <= 0) {
+    KIT_CUDA_CHECK(cudaMemsetAsync(nout, 0, sizeof(int64_t), stream));
+    return;
+  }
+  const int items = checked_items(n);
+  size_t sort = 0, unique = 0;
+  KIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort, keys, tmp, items, 0, 32, stream));
+  KIT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, unique, tmp, keys, nout, items, stream));
+  if (sort > temp_bytes || unique > temp_bytes)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "a sort-unique of %lld items needs %zu bytes of CUB storage, %zu allocated", (long long)n,
+            sort > unique ? sort : unique, temp_bytes);
+  /* Recipe 3 of Rossetti's slides: sort (keys -> tmp), then keep the first of each run (tmp -> keys). */
+  KIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, sort, keys, tmp, items, 0, 32, stream));
+  KIT_CUDA_CHECK(cub::DeviceSelect::Unique(temp, unique, tmp, keys, nout, items, stream));
 }
 
 extern "C" void launch_bfs_unpack(const uint32_t *bmap, const int64_t *offs, int64_t nwords, int64_t base,

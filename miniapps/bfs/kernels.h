@@ -52,6 +52,13 @@ void launch_bfs_unpack(const uint32_t *bmap, const int64_t *offs, int64_t nwords
 void launch_bfs_pack(const uint32_t *list, int64_t n, int64_t nbits, uint32_t *bmap, cudaStream_t stream);
 /* dst[w] |= src[w] for w < nwords (merging a bitmap message). */
 void launch_bfs_or(uint32_t *dst, const uint32_t *src, int64_t nwords, cudaStream_t stream);
+/* CUB temporary storage for launch_bfs_sort_unique of n items (radix sort or unique, the larger). */
+size_t bfs_sort_unique_bytes(int64_t n);
+/* --prune, Rossetti's recipe 3: keys[0..n) sorted (cub::DeviceRadixSort, into tmp, n items)
+ * and made unique (cub::DeviceSelect::Unique, back into keys); the device slot *nout gets how
+ * many remain. */
+void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp, int64_t n, int64_t *nout,
+                            cudaStream_t stream);
 /* out[k] = offs[at[k]] for k < n: the scan's value at each section's first word. */
 void launch_bfs_gather(const int64_t *offs, const int64_t *at, int n, int64_t *out, cudaStream_t stream);
 

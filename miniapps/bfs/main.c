@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   uint64_t root_arg = 0;
   int iters_given = 0, reps_given = 0, ckpt_given = 0, scale_given = 0, ef_given = 0, grid_given = 0;
   int root_given = 0, roots_given = 0;
-  kit_option opts[KIT_RUN_NOPTS + 10];
+  kit_option opts[KIT_RUN_NOPTS + 12];
   int n = kit_run_options(&p.run, opts);
   /* Common flags that have no meaning for a search benchmark are refused, so mark them. */
   for (int k = 0; k < n; ++k) {
@@ -142,6 +142,9 @@ int main(int argc, char **argv) {
        1, 0, 0, "list|bitmap|auto", NULL, NULL},
       {"roots", KIT_OPT_INT, &p.nroots, "N", "search keys (Graph500: 64)", 1, 64, 0, NULL, NULL, &roots_given},
       {"root", KIT_OPT_U64, &root_arg, "V", "one search from vertex V", 1, 0, 0, NULL, NULL, &root_given},
+      {"prune", KIT_OPT_FLAG, &p.prune, NULL,
+       "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1,
+       NULL, NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p.dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0,
        NULL, NULL, NULL},
   };
@@ -168,6 +171,9 @@ int main(int argc, char **argv) {
   if (p.graph && (scale_given || ef_given))
     return kit_finalize(kit_usage_error(&env, "bfs: --%s describes a generated graph; it does not apply with --graph",
                                         scale_given ? "scale" : "edgefactor"));
+  if (p.prune && bfs_transfer_mode(p.transfer) == BFS_BITMAP)
+    return kit_finalize(kit_usage_error(&env, "bfs: --prune applies to list messages (--transfer list or auto): a bitmap "
+                                              "holds each vertex once already"));
   if (root_given && roots_given) return kit_finalize(kit_usage_error(&env, "bfs: give --root V or --roots N, not both"));
   if (grid_given && (long)p.grid[0] * p.grid[1] != env.nranks)
     return kit_finalize(kit_usage_error(&env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p.grid[0], p.grid[1],
@@ -283,7 +289,7 @@ int main(int argc, char **argv) {
 
   /* Kernel 1 (timed): the distributed graph, and the variant's per-graph structures. */
   bfs_graph graph;
-  bfs_ctx ctx = {&p, &env, &graph, bfs_transfer_mode(p.transfer), gpus_per_rank, cpu_fraction};
+  bfs_ctx ctx = {&p, &env, &graph, bfs_transfer_mode(p.transfer), gpus_per_rank, cpu_fraction, p.prune};
   KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   t0 = kit_now();
   bfs_build(&slice, p.grid[0], p.grid[1], &env, &graph);
@@ -373,7 +379,7 @@ int main(int argc, char **argv) {
   failures fail;
   memset(&fail, 0, sizeof fail);
   long long my_messages = 0, my_bytes = 0;
-  int64_t expand_total = 0, fold_total = 0, max_levels = 0;
+  int64_t expand_total = 0, fold_total = 0, unpruned_total = 0, max_levels = 0;
   bfs_traffic first = {0, 0, NULL}; /* the first search's levels, summed over ranks */
   for (int k = 0; k < nbfs; ++k) {
     KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -389,26 +395,29 @@ int main(int argc, char **argv) {
     /* Traffic: this rank's totals for the report, every rank's levels summed for the table. */
     const bfs_traffic *tr = v->traffic(st);
     const int nl = tr->nlevels;
-    int64_t *sum = kit_malloc((size_t)(6 * nl + 1) * sizeof(int64_t), "traffic");
+    enum { NT = 7 }; /* counters per level */
+    int64_t *sum = kit_malloc((size_t)(NT * nl + 1) * sizeof(int64_t), "traffic");
     for (int l = 0; l < nl; ++l) {
       my_messages += tr->lv[l].messages;
       my_bytes += tr->lv[l].expand_bytes + tr->lv[l].fold_bytes;
-      const int64_t row[6] = {tr->lv[l].frontier, tr->lv[l].expand_bytes, tr->lv[l].fold_bytes, tr->lv[l].list_bytes,
-                              tr->lv[l].messages, tr->lv[l].bitmaps};
-      memcpy(sum + 6 * l, row, sizeof row);
+      const int64_t row[NT] = {tr->lv[l].frontier, tr->lv[l].expand_bytes, tr->lv[l].fold_bytes, tr->lv[l].list_bytes,
+                               tr->lv[l].messages, tr->lv[l].bitmaps,      tr->lv[l].unpruned_bytes};
+      memcpy(sum + NT * l, row, sizeof row);
     }
-    KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sum, 6 * nl, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sum, NT * nl, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
     for (int l = 0; l < nl; ++l) {
-      expand_total += sum[6 * l + 1];
-      fold_total += sum[6 * l + 2];
+      expand_total += sum[NT * l + 1];
+      fold_total += sum[NT * l + 2];
+      unpruned_total += sum[NT * l + 6];
       if (k == 0) {
         bfs_level_traffic *t = bfs_traffic_level(&first, l);
         t->frontier = tr->lv[l].frontier; /* already global */
-        t->expand_bytes = sum[6 * l + 1];
-        t->fold_bytes = sum[6 * l + 2];
-        t->list_bytes = sum[6 * l + 3];
-        t->messages = sum[6 * l + 4];
-        t->bitmaps = sum[6 * l + 5];
+        t->expand_bytes = sum[NT * l + 1];
+        t->fold_bytes = sum[NT * l + 2];
+        t->list_bytes = sum[NT * l + 3];
+        t->messages = sum[NT * l + 4];
+        t->bitmaps = sum[NT * l + 5];
+        t->unpruned_bytes = sum[NT * l + 6];
       }
     }
     if (nl > max_levels) max_levels = nl;
@@ -450,14 +459,20 @@ int main(int argc, char **argv) {
     printf("%-28s %.12g\n", "construction_time:", construction_time);
     bfs_g500_print(stdout, times, nedges, nbfs);
     printf("%-28s 0x%016llx\n", "edge_list_hash:", (unsigned long long)hash_all);
-    printf("%-28s %dx%d, transfer %s\n", "grid:", p.grid[0], p.grid[1], p.transfer);
+    printf("%-28s %dx%d, transfer %s%s\n", "grid:", p.grid[0], p.grid[1], p.transfer, p.prune ? ", pruned" : "");
     printf("levels of the first search (root %lld), bytes to other ranks summed over ranks:\n", (long long)roots[0]);
-    printf("  %5s %12s %14s %14s %14s %9s %8s\n", "level", "frontier", "expand_bytes", "fold_bytes", "as_lists", "messages",
+    /* With --prune a last column gives the expand + fold bytes the same messages had before
+     * the sort-unique, so one run shows both. */
+    printf("  %5s %12s %14s %14s %14s %9s %8s", "level", "frontier", "expand_bytes", "fold_bytes", "as_lists", "messages",
            "bitmaps");
-    for (int l = 0; l < first.nlevels; ++l)
-      printf("  %5d %12lld %14lld %14lld %14lld %9lld %8lld\n", l, (long long)first.lv[l].frontier,
+    printf(p.prune ? " %14s\n" : "\n", "unpruned");
+    for (int l = 0; l < first.nlevels; ++l) {
+      printf("  %5d %12lld %14lld %14lld %14lld %9lld %8lld", l, (long long)first.lv[l].frontier,
              (long long)first.lv[l].expand_bytes, (long long)first.lv[l].fold_bytes, (long long)first.lv[l].list_bytes,
              (long long)first.lv[l].messages, (long long)first.lv[l].bitmaps);
+      if (p.prune) printf(" %14lld", (long long)first.lv[l].unpruned_bytes);
+      printf("\n");
+    }
     fflush(stdout);
   }
 
@@ -475,6 +490,7 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "grid_rows", p.grid[0]);
   kit_json_int(pj, "grid_cols", p.grid[1]);
   kit_json_string(pj, "transfer", p.transfer);
+  kit_json_bool(pj, "prune", p.prune);
   /* BFS_DISCOVER=thread|edges overrides a GPU variant's discovery kernel (labs): record it, so
    * two runs that differ only there can be told apart. */
   kit_json_string(pj, "discover", getenv("BFS_DISCOVER") ? getenv("BFS_DISCOVER") : "variant default");
@@ -508,6 +524,9 @@ int main(int argc, char **argv) {
   kit_report_result(&rep, "max_levels", (double)max_levels, "levels");
   kit_report_result(&rep, "expand_bytes_per_search", (double)expand_total / nbfs, "B");
   kit_report_result(&rep, "fold_bytes_per_search", (double)fold_total / nbfs, "B");
+  /* Expand + fold bytes the same messages had before --prune's sort-unique (without --prune:
+   * their sum), so the pruning's saving is unpruned - expand - fold. */
+  kit_report_result(&rep, "unpruned_bytes_per_search", (double)unpruned_total / nbfs, "B");
   kit_report_result(&rep, "peak_level_bytes", peak_bytes, "B");
   kit_report_result(&rep, "peak_level_bytes_as_lists", peak_list, "B");
   kit_report_result(&rep, "bitmap_reduction_peak", peak_bytes > 0 ? peak_list / peak_bytes : 1.0, "x");

@@ -177,9 +177,7 @@ static void mt_run(void *st, int64_t root) {
     bfs_level_traffic *tr = NULL;
     for (int level = 0;; ++level) {
       if (t == 0) {
-        if (level > BFS_KEY_MAX_LEVEL)
-          kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
-        tr = bfs_traffic_level(&s->traffic, level);
+        tr = bfs_level_begin(&s->traffic, level);
         const int64_t remote = bfs_gpu_expand(lead, count, 0, m->s, tr);
         bfs_gpu_own_to_col(lead, m->s);
         s->nfront = count + remote;
@@ -192,13 +190,7 @@ static void mt_run(void *st, int64_t root) {
         for (int u = 0; u < ngpu; ++u) KIT_CUDA_CHECK(cudaStreamWaitEvent(m->s, s->g[u].done, 0));
         bfs_gpu_fold_remote(lead, m->s, tr);
         bfs_gpu_fold_local(lead, m->s);
-        KIT_RANGE_PUSH("update");
-        count = bfs_gpu_update(lead, level, m->s);
-        int64_t next = 0;
-        KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
-        KIT_RANGE_POP();
-        bfs_note_frontier(&s->traffic, level, next);
-        s->next = next;
+        s->next = bfs_gpu_level_end(lead, &s->traffic, level, m->s, &count);
       }
 #pragma omp barrier /* s->next is set */
       if (s->next == 0) break;

@@ -22,18 +22,16 @@
 #include "kit/ranges.h"
 
 typedef struct naive_state {
-  bfs_ctx c;
-  bfs_gpu b;
+  bfs_gpu_rank r;  /* first: context, GPU state, traffic (bfs_gpu_rank_fetch/traffic read it) */
   bfs_dev_csr csr; /* the rank's whole block */
   cudaStream_t s;
   int kind; /* discovery kernel */
-  bfs_traffic traffic;
 } naive_state;
 
 static void *naive_setup(const bfs_ctx *c) {
   naive_state *s = calloc(1, sizeof *s);
-  s->c = *c;
-  bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS);
+  s->r.c = *c;
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS);
   bfs_dev_csr_upload(&s->csr, c->g, c->g->xoff, c->g->adj);
   KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
   s->kind = bfs_discover_kind(BFS_DISCOVER_THREAD);
@@ -42,18 +40,11 @@ static void *naive_setup(const bfs_ctx *c) {
 
 static void naive_run(void *st, int64_t root) {
   naive_state *s = st;
-  bfs_gpu *b = &s->b;
-  const bfs_graph *g = s->c.g;
-  KIT_CUDA_CHECK(cudaSetDevice(b->device));
-  s->traffic.nlevels = 0;
-
-  KIT_RANGE_PUSH("init");
-  int64_t count = bfs_gpu_start(b, root, s->s); /* this rank's frontier */
-  KIT_RANGE_POP();
+  bfs_gpu *b = &s->r.b;
+  const bfs_graph *g = b->g;
+  int64_t count = bfs_gpu_search_start(&s->r, root, s->s); /* this rank's frontier */
   for (int level = 0;; ++level) {
-    if (level > BFS_KEY_MAX_LEVEL)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
-    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+    bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
 
     /* 1. Expand: the column's frontier, the others' from MPI, this rank's copied on the GPU. */
     const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
@@ -73,37 +64,20 @@ static void naive_run(void *st, int64_t root) {
     bfs_gpu_fold_remote(b, s->s, t);
     bfs_gpu_fold_local(b, s->s);
 
-    /* 4. Update: owners keep the unvisited ones, the next frontier. */
-    KIT_RANGE_PUSH("update");
-    count = bfs_gpu_update(b, level, s->s);
-    int64_t next = 0;
-    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
-    KIT_RANGE_POP();
-    bfs_note_frontier(&s->traffic, level, next);
-    if (next == 0) break;
+    /* 4. Update: owners keep the unvisited ones, the next frontier; none anywhere ends it. */
+    if (bfs_gpu_level_end(b, &s->r.traffic, level, s->s, &count) == 0) break;
   }
 
   /* 5. Parents: the earliest, smallest-label discoverer of each owned vertex. */
-  KIT_RANGE_PUSH("parents");
   bfs_gpu_parents(b, s->s);
-  KIT_RANGE_POP();
-}
-
-static void naive_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
-  bfs_gpu_fetch(&((naive_state *)st)->b, parent_owned, level_owned);
-}
-
-static const bfs_traffic *naive_traffic(void *st) {
-  return &((naive_state *)st)->traffic;
 }
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
-  KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
+  KIT_CUDA_CHECK(cudaSetDevice(s->r.b.device));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->s));
   bfs_dev_csr_free(&s->csr);
-  bfs_gpu_free(&s->b);
-  free(s->traffic.lv);
+  bfs_gpu_rank_free(&s->r);
   free(s);
 }
 
@@ -113,7 +87,7 @@ const bfs_variant bfs_naive = {
     1,
     naive_setup,
     naive_run,
-    naive_fetch,
-    naive_traffic,
+    bfs_gpu_rank_fetch,
+    bfs_gpu_rank_traffic,
     naive_teardown,
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bfs.h"
+#include "claim.h"
 #include "kit/check.h"
 
 int bfs_transfer_mode(const char *word) {
@@ -51,4 +52,10 @@ bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level) {
   }
   while (t->nlevels <= level) memset(&t->lv[t->nlevels++], 0, sizeof *t->lv);
   return &t->lv[level];
+}
+
+bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level) {
+  if (level > BFS_KEY_MAX_LEVEL)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
+  return bfs_traffic_level(t, level);
 }

@@ -32,8 +32,7 @@
 #include "kit/ranges.h"
 
 typedef struct ts_state {
-  bfs_ctx c;
-  bfs_gpu b;             /* its work scratch belongs to the communication stream */
+  bfs_gpu_rank r;        /* first (bfs_gpu_rank_fetch/traffic); b's scratch is the comm stream's */
   bfs_dev_csr near, far; /* destinations in this rank's own row section / in the others' */
   bfs_work lwork;        /* the local stream's scratch */
   cudaStream_t comm, local;
@@ -42,14 +41,13 @@ typedef struct ts_state {
   cudaEvent_t local_own_done;    /* near(own) and far(own) are claimed */
   cudaEvent_t local_remote_done; /* near(remote) is claimed */
   int kind;
-  bfs_traffic traffic;
 } ts_state;
 
 static void *ts_setup(const bfs_ctx *c) {
   ts_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
-  s->c = *c;
-  bfs_gpu_init(&s->b, c, c->env->device, BFS_GPU_ROW_KEYS);
+  s->r.c = *c;
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS);
   int64_t *xoff;
   uint32_t *adj;
   const int64_t lo = g->row_off[g->j], hi = g->row_off[g->j + 1];
@@ -76,19 +74,12 @@ static void *ts_setup(const bfs_ctx *c) {
 
 static void ts_run(void *st, int64_t root) {
   ts_state *s = st;
-  bfs_gpu *b = &s->b;
-  const bfs_graph *g = s->c.g;
+  bfs_gpu *b = &s->r.b;
+  const bfs_graph *g = b->g;
   const int64_t own_base = g->col_off[g->i]; /* column-local index of owned vertex 0 */
-  KIT_CUDA_CHECK(cudaSetDevice(b->device));
-  s->traffic.nlevels = 0;
-
-  KIT_RANGE_PUSH("init");
-  int64_t count = bfs_gpu_start(b, root, s->comm);
-  KIT_RANGE_POP();
+  int64_t count = bfs_gpu_search_start(&s->r, root, s->comm);
   for (int level = 0;; ++level) {
-    if (level > BFS_KEY_MAX_LEVEL)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
-    bfs_level_traffic *t = bfs_traffic_level(&s->traffic, level);
+    bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
 
     /* This rank's frontier as a list: the local stream's sources and the expand's list. */
     bfs_gpu_unpack(&b->work, b->front, g->own_pad / 32, 0, b->own_list, b->d_n_own, s->comm);
@@ -130,32 +121,16 @@ static void ts_run(void *st, int64_t root) {
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_remote_done, 0));
     bfs_gpu_fold_local(b, s->comm);
 
-    KIT_RANGE_PUSH("update");
-    count = bfs_gpu_update(b, level, s->comm);
-    int64_t next = 0;
-    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
-    KIT_RANGE_POP();
-    bfs_note_frontier(&s->traffic, level, next);
-    if (next == 0) break;
+    /* Update on the communication stream, which has waited for every local-stream task. */
+    if (bfs_gpu_level_end(b, &s->r.traffic, level, s->comm, &count) == 0) break;
   }
 
-  /* Every local-stream task was waited for by the communication stream before the update. */
-  KIT_RANGE_PUSH("parents");
   bfs_gpu_parents(b, s->comm);
-  KIT_RANGE_POP();
-}
-
-static void ts_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
-  bfs_gpu_fetch(&((ts_state *)st)->b, parent_owned, level_owned);
-}
-
-static const bfs_traffic *ts_traffic(void *st) {
-  return &((ts_state *)st)->traffic;
 }
 
 static void ts_teardown(void *st) {
   ts_state *s = st;
-  KIT_CUDA_CHECK(cudaSetDevice(s->b.device));
+  KIT_CUDA_CHECK(cudaSetDevice(s->r.b.device));
   KIT_CUDA_CHECK(cudaStreamSynchronize(s->local));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->comm));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->local));
@@ -164,8 +139,7 @@ static void ts_teardown(void *st) {
   bfs_work_free(&s->lwork);
   bfs_dev_csr_free(&s->near);
   bfs_dev_csr_free(&s->far);
-  bfs_gpu_free(&s->b);
-  free(s->traffic.lv);
+  bfs_gpu_rank_free(&s->r);
   free(s);
 }
 
@@ -176,7 +150,7 @@ const bfs_variant bfs_two_stream = {
     1,
     ts_setup,
     ts_run,
-    ts_fetch,
-    ts_traffic,
+    bfs_gpu_rank_fetch,
+    bfs_gpu_rank_traffic,
     ts_teardown,
 };

@@ -1,11 +1,15 @@
 /* kernels.cu: the half-sweep and the initial state on the GPU (Bernaschi et al. Sec. 3.1).
- * One thread per site of the colour being updated, x fastest across a warp, so the spin
- * and coupling loads of a warp are contiguous bytes; or, for the checkerboard with LX a
- * multiple of 8, one thread per four sites sharing one Philox draw (32-bit loads). The per-site work is
- * lattice.h's ising_update_site / ising_update_quad, the functions the host sweep calls, so
- * the bits agree. */
+ * Three half-sweep kernels, all drawing the Metropolis numbers of the contract (lattice.h):
+ *   - checkerboard with LX % 8 == 0: a thread per four sites of a row that share one Philox
+ *     draw (ising_update_quad, 32-bit loads);
+ *   - sliced with LX % 8 == 0: a block walks through the launch's slices, a thread per
+ *     in-slice position, and a quarter of the threads make each group's one draw for the four
+ *     sites in slices w, w+2, w+4, w+6 (sliced_groups.h);
+ *   - otherwise a thread per site (ising_update_site), x fastest across a warp.
+ * The per-site work is lattice.h's, the functions the host sweep calls, so the bits agree. */
 #include "kernels.h"
 #include "kit/check.h"
+#include "sliced_groups.h"
 
 static const int kThreads = 256;
 
@@ -63,6 +67,31 @@ __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *sp
   }
 }
 
+/* Sliced with LX % 8 == 0: one block per (segment of ISING_SEG positions, sample), walking
+ * through the launch's slices (sliced_groups.h has the schedule and why). Every thread runs
+ * every iteration: the barriers need them all. */
+__global__ void __launch_bounds__(ISING_SEG) ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, int8_t *spin,
+                                                                            const uint8_t *__restrict__ coupling,
+                                                                            ising_stream st) {
+  __shared__ ising_stream_shared sh;
+  const uint32_t seg0 = blockIdx.x * (uint32_t)ISING_SEG;
+  for (int k = (int)blockIdx.y; k < b.samples; k += (int)gridDim.y) {
+    ising_stream_thread th;
+    /* No barrier needed before begin: it writes only the marks, which the previous sample
+     * last touched before its last barrier; that sample's last reads of the words come
+     * before the barrier after begin. */
+    ising_stream_begin(&b, &st, &sh, &th, seg0, (int)threadIdx.x);
+    __syncthreads();
+    for (int it = 0; it < st.count + 3; ++it) {
+      ising_stream_look(&b, &st, &sh, &th, it, spin, coupling, k);
+      __syncthreads();
+      ising_stream_draw(&r, &b, &st, &sh, &th, it, k);
+      __syncthreads();
+      ising_stream_update(&r, &b, &st, &sh, &th, it, spin, k);
+    }
+  }
+}
+
 extern "C" void launch_ising_fill(const ising_block *b, const ising_rules *r, int8_t *spin, uint8_t *coupling,
                                   cudaStream_t stream) {
   const size_t total = (size_t)b->samples * b->part_sites * b->parts * (size_t)(b->n + 2);
@@ -74,6 +103,15 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
                                         const uint8_t *coupling, int colour, uint32_t t, ising_planes planes,
                                         cudaStream_t stream) {
   if (planes.count <= 0) return;
+  if (ising_grouped(b, planes)) {
+    /* The driver's message-size rule keeps a part below 2^31 sites. */
+    const dim3 grid((unsigned)((b->part_sites + ISING_SEG - 1) / ISING_SEG),
+                    (unsigned)(b->samples < 65535 ? b->samples : 65535));
+    ising_half_sweep_sliced_kernel<<<grid, ISING_SEG, 0, stream>>>(*b, *r, spin, coupling,
+                                                                   ising_stream_of(b, planes, colour, t));
+    KIT_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   const int quads = ising_quads(b), units = quads ? b->width / 4 : b->width;
   const long long gx = ((long long)units * b->rows + kThreads - 1) / kThreads;
   const long long pk = (long long)planes.count * b->samples;

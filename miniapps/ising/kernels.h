@@ -13,7 +13,8 @@ extern "C" {
 /* Initial spins of local planes 0..n+1 and couplings of planes 1..n (ising_fill_site). */
 void launch_ising_fill(const ising_block *b, const ising_rules *r, int8_t *spin, uint8_t *coupling,
                        cudaStream_t stream);
-/* One half-sweep of colour c, sweep t, over the given local planes (ising_update_site). */
+/* One half-sweep of colour c, sweep t, over the given local planes: the same sites and the
+ * same bits as ising_sweep_host (kernels.cu says which kernel serves which layout). */
 void launch_ising_half_sweep(const ising_block *b, const ising_rules *r, int8_t *spin, const uint8_t *coupling,
                              int colour, uint32_t t, ising_planes planes, cudaStream_t stream);
 

@@ -123,6 +123,23 @@ static inline KIT_HD double ising_accept(const ising_rules *r, int dE) {
   return dE == 4 ? r->w[0] : dE == 8 ? r->w[1] : r->w[2];
 }
 
+/* The Metropolis decision for a spin with energy change dE, given the 32-bit Philox word the
+ * contract assigns to its site: flip if dE <= 0, else flip if u < exp(-dE/T). Every
+ * implementation decides through here. */
+static inline KIT_HD int8_t ising_decide(const ising_rules *r, int8_t spin, int dE, uint32_t word) {
+  if (dE <= 0) return (int8_t)-spin;
+  return kit_u01(word) < ising_accept(r, dE) ? (int8_t)-spin : spin;
+}
+
+/* The contract's Philox draw of the group of logical site s (colour c, sweep t): counter
+ * (s >> 3, t, c, 3). Its word (s >> 1) & 3 belongs to s; the other three to the same-colour
+ * sites s' with s' >> 3 == s >> 3. */
+static inline KIT_HD kit_philox4x32 ising_draw(const ising_rules *r, int sample, uint32_t s, int colour, uint32_t t) {
+  const kit_philox4x32 ctr = {{s >> 3, t, (uint32_t)colour, 3}};
+  const kit_philox_key key = {{r->seed, (uint32_t)sample}};
+  return kit_philox4x32_10(ctr, key);
+}
+
 /* One Metropolis update of spin `spin` at logical site s (colour c, sweep t) in field h:
  * dE = 2 s h; flip if dE <= 0, else flip if u < exp(-dE/T). The random number is drawn
  * only when it decides, as every implementation does. */
@@ -143,6 +160,34 @@ static inline KIT_HD int8_t ising_metropolis(const ising_rules *r, int sample, u
 static inline KIT_HD int ising_slice_z(int m, int w, int x, int y, int q) {
   const int z0 = ((w - x - y) % m + m) % m;
   return z0 + m * q;
+}
+
+/* Offsets within one sample's part of a slice (they fit 32 bits: the driver keeps a part
+ * below 2^31 sites) of the sliced site at (row, x), row = y + LY q, and of its neighbours in
+ * the slices above (+x, +y) and below (-x, -y). Its z-neighbours are at its own offset in
+ * those slices, except where z crosses a multiple of m: the +z neighbour of z0 = m - 1 is in
+ * the row of the next q (zp_wrap), the -z neighbour of z0 = 0 in that of the previous q. All
+ * of it depends on (row, x) only, not on the slice, so a thread that walks through slices
+ * computes it once. */
+typedef struct ising_slice_nbrs { uint32_t at, xp, xm, yp, ym, zp_wrap, zm_wrap; } ising_slice_nbrs;
+
+static inline KIT_HD ising_slice_nbrs ising_slice_nbrs_of(const ising_block *b, int row, int x) {
+  const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], Q = (uint32_t)(b->L[2] / b->m);
+  const uint32_t y = (uint32_t)row % LY, q = (uint32_t)row / LY, ux = (uint32_t)x;
+  const uint32_t yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
+  const uint32_t xp = ux + 1 == LX ? 0 : ux + 1, xm = ux == 0 ? LX - 1 : ux - 1;
+  const uint32_t qp = q + 1 == Q ? 0 : q + 1, qm = q == 0 ? Q - 1 : q - 1, r0 = LX * (uint32_t)row;
+  ising_slice_nbrs o = {r0 + ux, r0 + xp, r0 + xm, LX * (yp + LY * q) + ux, LX * (ym + LY * q) + ux,
+                        LX * (y + LY * qp) + ux, LX * (y + LY * qm) + ux};
+  return o;
+}
+
+/* The local field of that site, z0 = z mod m, from its coupling byte and the same sample's
+ * parts of the slices above and below. */
+static inline KIT_HD int ising_slice_field(const ising_slice_nbrs *o, int m, int z0, uint8_t j, const int8_t *above,
+                                           const int8_t *below) {
+  return ising_field(j, above[o->xp], above[o->yp], above[z0 == m - 1 ? o->zp_wrap : o->at], below[o->xm],
+                     below[o->ym], below[z0 == 0 ? o->zm_wrap : o->at]);
 }
 
 /* Logical coordinates of the site at (row, i) of part `part` of global plane g. */
@@ -177,17 +222,10 @@ static inline KIT_HD int ising_site_field(const ising_rules *r, const ising_bloc
   ising_coords(b, g, c, row, i, &x, &y, &z);
   *s = ising_site(r, x, y, z);
   if (b->layout == ISING_SLICED) {
-    const int m = b->m, Q = b->L[2] / m, q = row / LY, z0 = z - m * q;
-    const int8_t *above = spin + ising_part_offset(b, l + 1, 0) + ks;
-    const int8_t *below = spin + ising_part_offset(b, l - 1, 0) + ks;
-    const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
-    const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
-    const int qzp = z0 == m - 1 ? (q + 1 == Q ? 0 : q + 1) : q, qzm = z0 == 0 ? (q == 0 ? Q - 1 : q - 1) : q;
-    const size_t r0 = (size_t)LX * row;
-    *at = ising_part_offset(b, l, 0) + ks + r0 + x;
-    return ising_field(coupling[*at - b->plane_stride], above[r0 + xp], above[(size_t)LX * (yp + (size_t)LY * q) + x],
-                       above[(size_t)LX * (y + (size_t)LY * qzp) + x], below[r0 + xm],
-                       below[(size_t)LX * (ym + (size_t)LY * q) + x], below[(size_t)LX * (y + (size_t)LY * qzm) + x]);
+    const ising_slice_nbrs o = ising_slice_nbrs_of(b, row, i);
+    *at = ising_part_offset(b, l, 0) + ks + o.at;
+    return ising_slice_field(&o, b->m, z % b->m, coupling[*at - b->plane_stride],
+                             spin + ising_part_offset(b, l + 1, 0) + ks, spin + ising_part_offset(b, l - 1, 0) + ks);
   }
   const int HX = LX / 2;
   const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
@@ -270,21 +308,12 @@ static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_bl
     draw |= 2 * own[q] * h[q] > 0;
   }
   kit_philox4x32 u = {{0, 0, 0, 0}};
-  const uint32_t s0 = ising_site(r, 2 * i0 + px, y, g);
-  if (draw) {
-    const kit_philox4x32 ctr = {{(s0 >> 1) >> 2, t, (uint32_t)c, 3}};
-    const kit_philox_key key = {{r->seed, (uint32_t)k}};
-    u = kit_philox4x32_10(ctr, key);
-  }
+  if (draw) u = ising_draw(r, k, ising_site(r, 2 * i0 + px, y, g), c, t);
   /* Site q has s = s0 + 2 q and s0 = 8 m + px, so its word, (s >> 1) & 3, is q. */
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-  for (int q = 0; q < 4; ++q) {
-    const int dE = 2 * own[q] * h[q];
-    if (dE <= 0) own[q] = (int8_t)-own[q];
-    else if (kit_u01(u.v[q]) < ising_accept(r, dE)) own[q] = (int8_t)-own[q];
-  }
+  for (int q = 0; q < 4; ++q) own[q] = ising_decide(r, own[q], 2 * own[q] * h[q], u.v[q]);
   ising_store4(spin + at, own);
 }
 

@@ -38,6 +38,16 @@ static inline KIT_HD int lbm_zdir(int up, int m) {
   }
 }
 
+/* The packed face buffer of one z-face (Risso Sec. 4.2, Listing 4.1): the LBM_ZQ populations
+ * lbm_zdir(up, m), m = 0..4, of local plane l that cross the face upwards (up = 1) or
+ * downwards, one plane of `plane` cells after the other, x fastest. Element m * plane + c of
+ * the buffer is lattice element lbm_face_offset(plane, qs, l, up, m, c) (qs: doubles per
+ * population array). The host's lbm_pack/lbm_unpack and the GPU's pack/unpack kernels both
+ * index through it, so the tests of the host pair cover the kernels' index logic. */
+static inline KIT_HD size_t lbm_face_offset(size_t plane, size_t qs, int l, int up, int m, size_t c) {
+  return (size_t)lbm_zdir(up, m) * qs + (size_t)l * plane + c;
+}
+
 /* Where one block's populations live: structure of arrays, population q of local cell
  * (i, j, l) at f[q * qs + l * plane + j * nx + i]; local planes 0 and nz + 1 are ghosts. */
 typedef struct lbm_geom {

@@ -9,12 +9,15 @@
  *       (bulk stream): its inner planes;
  *   CPU (all OpenMP threads, the master having queued the GPU work first): its boundary
  *       planes, MPI, its inner planes, then the ghost planes of both parts.
- * With a share that gives the CPU no plane, the driver runs the two-stream variant.
- *   mpiexec -n 2 build/bin/lbm --variant hybrid --cpu-fraction 0.05 --size 128 */
+ * --halo (faces.h) chooses how the GPU part's lower face reaches MPI: copies, a pack kernel,
+ * or a CUDA-aware MPI on the device buffer. The GPU-CPU interface always goes through pinned
+ * host memory (the CPU part reads it): five copies under `copies`, a pack kernel and one copy
+ * otherwise. With a share that gives the CPU no plane, the driver runs the two-stream variant.
+ *   mpiexec -n 2 build/bin/lbm --variant hybrid --cpu-fraction 0.05 --size 128 --halo pack */
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_block.h"
+#include "faces.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -25,7 +28,11 @@ typedef struct hybrid_state {
   lbm_dev_block d;         /* the GPU part: the lower planes */
   lbm_block cb;            /* the CPU part: the upper planes */
   double *cf, *cfn;        /* its current and next lattice (host) */
-  double *to_cpu, *to_gpu; /* pinned: face populations crossing the GPU-CPU interface */
+  /* The GPU part's faces. Side DOWN: MPI, as --halo. Side UP: the interface with the CPU
+   * part; host_out[KIT_UP] carries the GPU's populations to the CPU, host_in[KIT_UP] the
+   * CPU's to the GPU (pinned). */
+  lbm_dev_faces faces;
+  double *up_send, *up_recv; /* the CPU part's MPI buffers with the rank above (or NULL) */
   cudaStream_t boundary, bulk;
   cudaEvent_t ghosts_in, bulk_done;
   kit_halo halo;           /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
@@ -39,11 +46,9 @@ static void init_state(hybrid_state *s) {
   lbm_dev_block_reset(d);
   lbm_fill(s->c.p, cb, s->cf);
   lbm_fill(s->c.p, cb, s->cfn);
-  lbm_pack(cb, s->cf, 0, 1, s->to_cpu);
-  if (s->halo.recv[KIT_UP]) lbm_pack(cb, s->cf, cb->nz + 1, 0, s->halo.recv[KIT_UP]);
-  lbm_dev_pack_async(d, d->init, d->blk.nz + 1, 0, s->to_gpu, s->boundary);
-  if (s->halo.recv[KIT_DOWN]) lbm_dev_pack_async(d, d->init, 0, 1, s->halo.recv[KIT_DOWN], s->boundary);
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  lbm_pack(cb, s->cf, 0, 1, s->faces.host_out[KIT_UP]);
+  if (s->up_recv) lbm_pack(cb, s->cf, cb->nz + 1, 0, s->up_recv);
+  lbm_dev_faces_prime(&s->faces, d, s->boundary);
 }
 
 static void *hy_setup(const lbm_ctx *c) {
@@ -56,15 +61,21 @@ static void *hy_setup(const lbm_ctx *c) {
   s->cf = kit_malloc(s->cb.total * sizeof(double), "CPU part lattice");
   s->cfn = kit_malloc(s->cb.total * sizeof(double), "CPU part lattice");
   const size_t count = (size_t)LBM_ZQ * c->blk.plane;
-  s->to_cpu = kit_host_alloc(count * sizeof(double), 1);
-  s->to_gpu = kit_host_alloc(count * sizeof(double), 1);
+  int mode[2];
+  lbm_dev_faces_mpi_modes(c, mode);
+  mode[KIT_UP] = c->p->halo_mode == LBM_HALO_COPIES ? LBM_HALO_COPIES : LBM_HALO_PACK;
+  lbm_dev_faces_init(&s->faces, &s->d, mode);
+  if (c->nbr[KIT_UP] != MPI_PROC_NULL) {
+    s->up_send = kit_host_alloc(count * sizeof(double), 0);
+    s->up_recv = kit_host_alloc(count * sizeof(double), 0);
+  }
   int least = 0, greatest = 0;
   KIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->boundary, cudaStreamNonBlocking, greatest));
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghosts_in, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], count, 1, 1);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], count, 0, 1);
   init_state(s);
   return s;
 }
@@ -79,6 +90,7 @@ static void hy_run(void *st, int steps) {
   const int ng = d->blk.nz, nc = cb->nz, threads = s->c.env->threads, stale = kit_fault("stale-halo");
   const double Fx = p->force[0], Fy = p->force[1], Fz = p->force[2];
   kit_halo *h = &s->halo;
+  const lbm_dev_faces *x = &s->faces;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     /* GPU: boundary planes first, their face populations out; the inner planes alongside. */
@@ -87,8 +99,10 @@ static void hy_run(void *st, int steps) {
     launch_lbm_update(&d->geom, d->f, d->fn, 1, 2, p->omega, Fx, Fy, Fz, s->boundary);
     if (ng > 1) launch_lbm_update(&d->geom, d->f, d->fn, ng, ng + 1, p->omega, Fx, Fy, Fz, s->boundary);
     kit_gpu_range_end(r, s->boundary);
-    if (!stale) lbm_dev_pack_async(d, d->fn, ng, 1, s->to_cpu, s->boundary);
-    if (h->send[KIT_DOWN]) lbm_dev_pack_async(d, d->fn, 1, 0, h->send[KIT_DOWN], s->boundary);
+    r = kit_gpu_range_begin("halo_out", s->boundary);
+    if (!stale) lbm_dev_faces_out(x, d, d->fn, KIT_UP, s->boundary);
+    lbm_dev_faces_out(x, d, d->fn, KIT_DOWN, s->boundary);
+    kit_gpu_range_end(r, s->boundary);
     if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->ghosts_in, 0));
     r = kit_gpu_range_begin("gpu_bulk", s->bulk);
     launch_lbm_update(&d->geom, d->f, d->fn, 2, ng, p->omega, Fx, Fy, Fz, s->bulk);
@@ -96,19 +110,19 @@ static void hy_run(void *st, int steps) {
     KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
     /* CPU: receives first, then the boundary planes and their sends, then the inner planes. */
-    kit_halo_irecv(h, KIT_DOWN, h->recv[KIT_DOWN]);
-    kit_halo_irecv(h, KIT_UP, h->recv[KIT_UP]);
+    kit_halo_irecv(h, KIT_DOWN, lbm_dev_faces_recv_buf(x, KIT_DOWN));
+    kit_halo_irecv(h, KIT_UP, s->up_recv);
     KIT_RANGE_PUSH("cpu_boundary");
     lbm_update_host(p, cb, s->cf, s->cfn, 1, 2, threads);
     if (nc > 1) lbm_update_host(p, cb, s->cf, s->cfn, nc, nc + 1, threads);
-    if (h->send[KIT_UP]) lbm_pack(cb, s->cfn, nc, 1, h->send[KIT_UP]);
-    if (!stale) lbm_pack(cb, s->cfn, 1, 0, s->to_gpu);
+    if (s->up_send) lbm_pack(cb, s->cfn, nc, 1, s->up_send);
+    if (!stale) lbm_pack(cb, s->cfn, 1, 0, x->host_in[KIT_UP]);
     KIT_RANGE_POP();
-    kit_halo_isend(h, KIT_UP, h->send[KIT_UP]);
+    kit_halo_isend(h, KIT_UP, s->up_send);
     KIT_RANGE_PUSH("wait_gpu_boundary");
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
     KIT_RANGE_POP();
-    kit_halo_isend(h, KIT_DOWN, h->send[KIT_DOWN]);
+    kit_halo_isend(h, KIT_DOWN, lbm_dev_faces_send_buf(x, KIT_DOWN));
     KIT_RANGE_PUSH("cpu_bulk");
     lbm_update_host(p, cb, s->cf, s->cfn, 2, nc, threads);
     KIT_RANGE_POP();
@@ -119,12 +133,11 @@ static void hy_run(void *st, int steps) {
     /* Ghost planes of the next lattices: the CPU part's from the GPU and the rank above, the
      * GPU part's from the rank below and the CPU. */
     KIT_RANGE_PUSH("unpack");
-    lbm_unpack(cb, s->cfn, 0, 1, s->to_cpu);
-    if (h->recv[KIT_UP]) lbm_unpack(cb, s->cfn, nc + 1, 0, h->recv[KIT_UP]);
+    lbm_unpack(cb, s->cfn, 0, 1, x->host_out[KIT_UP]);
+    if (s->up_recv) lbm_unpack(cb, s->cfn, nc + 1, 0, s->up_recv);
     KIT_RANGE_POP();
-    r = kit_gpu_range_begin("h2d", s->boundary);
-    if (h->recv[KIT_DOWN]) lbm_dev_unpack_async(d, d->fn, 0, 1, h->recv[KIT_DOWN], s->boundary);
-    lbm_dev_unpack_async(d, d->fn, ng + 1, 0, s->to_gpu, s->boundary);
+    r = kit_gpu_range_begin("halo_in", s->boundary);
+    for (int side = 0; side < 2; ++side) lbm_dev_faces_in(x, d, d->fn, side, s->boundary);
     kit_gpu_range_end(r, s->boundary);
     KIT_CUDA_CHECK(cudaEventRecord(s->ghosts_in, s->boundary));
     /* The buffers are refilled next step: the copies out of them must be done. */
@@ -159,8 +172,9 @@ static void hy_teardown(void *st) {
   KIT_CUDA_CHECK(cudaEventDestroy(s->ghosts_in));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
   kit_halo_free(&s->halo);
-  kit_host_free(s->to_cpu, 1);
-  kit_host_free(s->to_gpu, 1);
+  lbm_dev_faces_free(&s->faces);
+  if (s->up_send) kit_host_free(s->up_send, 0);
+  if (s->up_recv) kit_host_free(s->up_recv, 0);
   free(s->cf);
   free(s->cfn);
   lbm_dev_block_free(&s->d);

@@ -16,6 +16,16 @@
 extern "C" {
 #endif
 
+/* How a GPU variant moves a face's five crossing populations to and from MPI (--halo; Risso
+ * Sec. 4.2's three schemes). The message is the same in all three: 5 * nx * ny doubles. */
+typedef enum lbm_halo_mode {
+  LBM_HALO_COPIES = 0, /* five cudaMemcpyAsync per face into pinned host memory, MPI from host */
+  LBM_HALO_PACK,       /* a pack kernel into one device buffer, one copy to pinned host, MPI from host */
+  LBM_HALO_CUDA_AWARE  /* the same pack kernel, MPI straight from (and into) the device buffer */
+} lbm_halo_mode;
+/* The --halo names, in lbm_halo_mode's order. */
+extern const char *const lbm_halo_names[3];
+
 /* Every problem parameter, with the common run flags. */
 typedef struct lbm_params {
   kit_run run;            /* --variant, --iters, --reps, ... */
@@ -31,6 +41,7 @@ typedef struct lbm_params {
   const char *dump;       /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
   const char *vtk;        /* --vtk FILE: legacy VTK image (ParaView) */
   const char *profile;    /* --profile FILE: centre-line profiles as CSV */
+  const char *halo;       /* --halo: naive, two-stream, hybrid's exchange (lbm_halo_names) */
   /* --restart: the lattice comes from a checkpoint instead of --init: global planes
    * [restart_k0, restart_k0 + restart_nz), each the 19 populations of an xy-plane
    * (population after population, x fastest), or NULL. */
@@ -44,6 +55,7 @@ typedef struct lbm_params {
   double lid;             /* wall velocity behind plane NZ (cavity: U; Poiseuille: 0) */
   double u_ref;           /* the velocity scale U */
   int periodic_xy;        /* Poiseuille: x and y periodic */
+  lbm_halo_mode halo_mode; /* --halo as an enum */
 } lbm_params;
 
 /* Fill the derived fields of p. */
@@ -124,6 +136,10 @@ extern const lbm_variant lbm_hybrid;
 int lbm_checkpoint_ident(const lbm_params *p, double *ident);
 void lbm_checkpoint_save(const lbm_params *p, const kit_env *env, const double *gathered, int step);
 double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b);
+
+/* cuda_aware.c: 1 if the MPI library says, at run time, that it accepts CUDA device pointers
+ * (MPIX_Query_cuda_support where the header declares it), 0 otherwise or when it cannot tell. */
+int lbm_mpi_cuda_aware(void);
 
 /* reference.c: the serial oracle on the whole domain: `steps` steps from the initial state,
  * then rho, ux, uy, uz of every cell (4 * nx*ny*nz doubles) into out. */

@@ -160,7 +160,8 @@ int main(int argc, char **argv) {
   p.peak_velocity = 0.05;
   p.init = "rest";
   p.check_every = 100;
-  int iters_given = 0, re_given = 0, lid_given = 0, peak_given = 0, steady_given = 0, every_given = 0;
+  p.halo = "copies";
+  int iters_given = 0, re_given = 0, lid_given = 0, peak_given = 0, steady_given = 0, every_given = 0, halo_given = 0;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p.run, opts);
   for (int i = 0; i < n; ++i)
@@ -178,6 +179,7 @@ int main(int argc, char **argv) {
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write rho, ux, uy, uz per cell as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
       {"vtk", KIT_OPT_STRING, &p.vtk, "FILE", "write a legacy VTK image of rho and u (ParaView)", 1, 0, 0, NULL, NULL, NULL},
       {"profile", KIT_OPT_STRING, &p.profile, "FILE", "write the centre-line profiles (and the reference) as CSV", 1, 0, 0, NULL, NULL, NULL},
+      {"halo", KIT_OPT_STRING, &p.halo, "MODE", "naive, two-stream, hybrid: face populations to MPI by 5 copies, a pack kernel + 1 copy, or device buffers to a CUDA-aware MPI", 1, 0, 0, "copies|pack|cuda-aware", NULL, &halo_given},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
@@ -198,6 +200,10 @@ int main(int argc, char **argv) {
   if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > LBM_MT_MAX_GPUS)
     return kit_finalize(kit_usage_error(&env, "lbm: --gpus: multi-thread drives at most %d GPUs per process",
                                         LBM_MT_MAX_GPUS));
+  /* multi-thread copies peer to peer between its GPUs (its MPI ends use the five copies), and
+   * cpu packs on the host: --halo has nothing to choose there. */
+  if (halo_given && strcmp(vn, "naive") != 0 && strcmp(vn, "two-stream") != 0 && strcmp(vn, "hybrid") != 0)
+    return kit_finalize(kit_usage_error(&env, "lbm: --halo applies only to --variant naive, two-stream and hybrid"));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "lbm: --checkpoint-every needs --checkpoint FILE"));
   if ((p.run.checkpoint || p.run.restart) && steady_given)
@@ -232,6 +238,9 @@ int main(int argc, char **argv) {
   if (v->needs_gpu && (p.size[1] > 65535 || p.size[2] > 65535))
     return kit_finalize(kit_usage_error(&env, "lbm: --size: the GPU variants take ny and nz up to 65535"));
   if (v->needs_gpu && !kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "lbm", vn, "no CUDA device"));
+  /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
+  if (p.halo_mode == LBM_HALO_CUDA_AWARE && !lbm_mpi_cuda_aware())
+    return kit_finalize(kit_skip(&env, "lbm", vn, "MPI library is not CUDA-aware"));
   if (kit_check_output_file(&env, "lbm", "--dump", p.dump) || kit_check_output_file(&env, "lbm", "--json", p.run.json) ||
       kit_check_output_file(&env, "lbm", "--trace", p.run.trace) || kit_check_output_file(&env, "lbm", "--vtk", p.vtk) ||
       kit_check_output_file(&env, "lbm", "--profile", p.profile) ||
@@ -370,6 +379,9 @@ int main(int argc, char **argv) {
   kit_json_number(pj, "tau", p.tau);
   kit_json_number(pj, "force_x", p.force[0]);
   kit_json_string(pj, "init", p.init);
+  /* How the face populations travel: --halo for the variants that have it; multi-thread copies
+   * peer to peer (five copies at its MPI ends); cpu packs on the host. */
+  kit_json_string(pj, "halo", !v->needs_gpu ? "host" : (strcmp(v->name, "multi-thread") == 0 ? "peer" : p.halo));
   kit_json_int(pj, "iters", p.run.iters);
   kit_json_int(pj, "steps", out.steps);
   kit_json_int(pj, "start_step", p.start_step);

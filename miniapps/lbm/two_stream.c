@@ -4,11 +4,13 @@
  * to the host on the boundary stream, while the inner planes update on the bulk stream; MPI
  * and the copies of the received populations into the ghost planes overlap the bulk.
  * Events order the streams (as laplace's two-stream): the next boundary update waits for this
- * bulk, the next bulk for this step's boundary update (never for the exchange).
- *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 */
+ * bulk, the next bulk for this step's boundary update (never for the exchange). --halo
+ * (faces.h) chooses how the populations reach MPI: copies, a pack kernel, or a CUDA-aware MPI
+ * on the device buffers; all of it stays on the boundary stream.
+ *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --halo pack */
 #include <stdlib.h>
 
-#include "gpu_block.h"
+#include "faces.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -19,16 +21,13 @@ typedef struct two_stream_state {
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary update is done */
   cudaEvent_t bulk_done; /* this step's bulk is done */
-  kit_halo halo;
+  lbm_dev_faces faces;   /* the face buffers of --halo */
+  kit_halo halo;         /* MPI neighbours and counters */
 } two_stream_state;
 
-/* As naive.c: receive buffers start with the initial ghost populations. */
 static void init_state(two_stream_state *s) {
-  lbm_dev_block *d = &s->d;
-  lbm_dev_block_reset(d);
-  if (s->halo.recv[KIT_DOWN]) lbm_dev_pack_async(d, d->init, 0, 1, s->halo.recv[KIT_DOWN], s->boundary);
-  if (s->halo.recv[KIT_UP]) lbm_dev_pack_async(d, d->init, d->blk.nz + 1, 0, s->halo.recv[KIT_UP], s->boundary);
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  lbm_dev_block_reset(&s->d);
+  lbm_dev_faces_prime(&s->faces, &s->d, s->boundary);
 }
 
 static void *ts_setup(const lbm_ctx *c) {
@@ -43,7 +42,10 @@ static void *ts_setup(const lbm_ctx *c) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 1, 1);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0, 1);
+  int mode[2];
+  lbm_dev_faces_mpi_modes(c, mode);
+  lbm_dev_faces_init(&s->faces, &s->d, mode);
   init_state(s);
   return s;
 }
@@ -56,10 +58,11 @@ static void ts_run(void *st, int steps) {
   const lbm_params *p = s->c.p;
   const int nz = d->blk.nz;
   kit_halo *h = &s->halo;
+  const lbm_dev_faces *x = &s->faces;
   const double Fx = p->force[0], Fy = p->force[1], Fz = p->force[2];
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    /* Boundary planes first, then their face-crossing populations to the host. They write
+    /* Boundary planes first, then their face-crossing populations out. They write
      * planes of the lattice the previous bulk read, so they wait for it. */
     if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
     /* This step's bulk needs the previous boundary update: enqueued now, before that event
@@ -70,9 +73,8 @@ static void ts_run(void *st, int steps) {
     if (nz > 1) launch_lbm_update(&d->geom, d->f, d->fn, nz, nz + 1, p->omega, Fx, Fy, Fz, s->boundary);
     kit_gpu_range_end(g, s->boundary);
     KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
-    g = kit_gpu_range_begin("d2h", s->boundary);
-    if (h->send[KIT_DOWN]) lbm_dev_pack_async(d, d->fn, 1, 0, h->send[KIT_DOWN], s->boundary);
-    if (h->send[KIT_UP]) lbm_dev_pack_async(d, d->fn, nz, 1, h->send[KIT_UP], s->boundary);
+    g = kit_gpu_range_begin("halo_out", s->boundary);
+    for (int side = 0; side < 2; ++side) lbm_dev_faces_out(x, d, d->fn, side, s->boundary);
     kit_gpu_range_end(g, s->boundary);
 
     /* The bulk reads planes 1..nz of f (the previous step's boundary planes included, never a
@@ -86,16 +88,16 @@ static void ts_run(void *st, int steps) {
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("mpi");
-    /* Receives are posted only now: the previous step's copies out of the receive buffers
-     * are complete once the boundary stream has drained. */
-    for (int side = 0; side < 2; ++side) kit_halo_irecv(h, side, h->recv[side]);
-    for (int side = 0; side < 2; ++side) kit_halo_isend(h, side, h->send[side]);
+    /* Receives are posted only now: the previous step's copies or unpack kernel out of the
+     * receive buffers are complete once the boundary stream has drained, and so is this
+     * step's pack (MPI may read the device buffer under cuda-aware). */
+    for (int side = 0; side < 2; ++side) kit_halo_irecv(h, side, lbm_dev_faces_recv_buf(x, side));
+    for (int side = 0; side < 2; ++side) kit_halo_isend(h, side, lbm_dev_faces_send_buf(x, side));
     kit_halo_waitall(h);
     KIT_RANGE_POP();
 
-    g = kit_gpu_range_begin("h2d", s->boundary);
-    if (h->recv[KIT_DOWN]) lbm_dev_unpack_async(d, d->fn, 0, 1, h->recv[KIT_DOWN], s->boundary);
-    if (h->recv[KIT_UP]) lbm_dev_unpack_async(d, d->fn, nz + 1, 0, h->recv[KIT_UP], s->boundary);
+    g = kit_gpu_range_begin("halo_in", s->boundary);
+    for (int side = 0; side < 2; ++side) lbm_dev_faces_in(x, d, d->fn, side, s->boundary);
     kit_gpu_range_end(g, s->boundary);
     lbm_dev_swap(d);
     KIT_RANGE_POP();
@@ -117,11 +119,12 @@ static void ts_teardown(void *st) {
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
   kit_halo_free(&s->halo);
+  lbm_dev_faces_free(&s->faces);
   lbm_dev_block_free(&s->d);
   free(s);
 }
 
 const lbm_variant lbm_two_stream = {
-    "two-stream", "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream", 1,
+    "two-stream", "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream", 1,
     ts_setup, ts_reset, ts_run, ts_fetch, ts_fetch_lattice, ts_halo, ts_teardown,
 };

@@ -95,3 +95,27 @@ void tetfv_gpu_free(tetfv_gpu *g) {
   if (g->sbuf) KIT_CUDA_CHECK(cudaFree(g->sbuf));
   memset(g, 0, sizeof *g);
 }
+
+void tetfv_gpu_rank_init(tetfv_gpu_rank *r, int device, const tetfv_local *l, const double *u0, int nseg,
+                         const int *cut) {
+  tetfv_gpu_init(&r->g, device, l, u0, nseg, cut, 1);
+  tetfv_exchange_init(&r->x, l, 1);
+  r->ghosts = kit_host_alloc(((size_t)l->nghost + 1) * sizeof(double), 1);
+  tetfv_gpu_rank_reset(r);
+}
+
+void tetfv_gpu_rank_reset(tetfv_gpu_rank *r) {
+  tetfv_gpu_reset(&r->g);
+  /* The initial ghost values are the tail of the device's initial field (the part's numbering
+   * renumbers owned rows only, so they are the driver's u0 ghosts, bit for bit). */
+  const int nghost = r->g.n - r->x.l->nown;
+  if (nghost > 0)
+    KIT_CUDA_CHECK(cudaMemcpy(r->ghosts, r->g.init + r->x.l->nown, (size_t)nghost * sizeof(double),
+                              cudaMemcpyDeviceToHost));
+}
+
+void tetfv_gpu_rank_free(tetfv_gpu_rank *r) {
+  tetfv_exchange_free(&r->x);
+  kit_host_free(r->ghosts, 1);
+  tetfv_gpu_free(&r->g);
+}

@@ -54,6 +54,22 @@ static inline void tetfv_h2d(double *dev, const double *host, int count, cudaStr
   if (count > 0)
     KIT_CUDA_CHECK(cudaMemcpyAsync(dev, host, (size_t)count * sizeof(double), cudaMemcpyHostToDevice, s));
 }
+/* A rank's part on one GPU with its MPI exchange staged through pinned host memory: the set-up
+ * naive and two-stream share (they differ in the schedule of a step, not in what they hold). */
+typedef struct tetfv_gpu_rank {
+  tetfv_gpu g;      /* the part on the device, its send lists packed there */
+  tetfv_exchange x; /* MPI over the part's send lists, pinned send buffer */
+  double *ghosts;   /* pinned landing of the ghost values */
+} tetfv_gpu_rank;
+/* tetfv_gpu_init(g, device, l, u0, nseg, cut, pack), the exchange over l's send lists and the
+ * landing buffer, then tetfv_gpu_rank_reset. */
+void tetfv_gpu_rank_init(tetfv_gpu_rank *r, int device, const tetfv_local *l, const double *u0, int nseg,
+                         const int *cut);
+/* Both fields back to the initial field and the landing buffer to the initial ghost values, so
+ * a message that never arrives (KIT_FAULT=stale-halo) leaves the ghosts stale, as in cpu.c. */
+void tetfv_gpu_rank_reset(tetfv_gpu_rank *r);
+void tetfv_gpu_rank_free(tetfv_gpu_rank *r);
+
 /* Rows [a, b) of the current field into out[a, b) (synchronous). */
 void tetfv_gpu_fetch(const tetfv_gpu *g, int a, int b, double *out);
 static inline void tetfv_gpu_swap(tetfv_gpu *g) {

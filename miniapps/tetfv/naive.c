@@ -5,45 +5,32 @@
  * (Bernaschi et al. Sec. 2, the baseline that two-stream improves on).
  *   mpiexec -n 2 build/bin/tetfv --variant naive --mesh box:40 --iters 100 */
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpu_block.h"
 #include "kit/ranges.h"
 
 typedef struct naive_state {
   tetfv_ctx c;
-  tetfv_gpu g;          /* the rank's part, all rows one launch range */
+  tetfv_gpu_rank r; /* the rank's part (all rows one launch range), exchange, ghost landing */
   cudaStream_t stream;
-  tetfv_exchange x;     /* pinned send buffer */
-  double *ghosts;       /* pinned landing of the ghost values */
 } naive_state;
-
-/* The landing buffer starts with the initial ghost values, so a message that never arrives
- * (KIT_FAULT=stale-halo) leaves the ghosts stale, as in cpu.c. */
-static void init_state(naive_state *s) {
-  tetfv_gpu_reset(&s->g);
-  memcpy(s->ghosts, s->c.u0 + s->c.l->nown, (size_t)s->c.l->nghost * sizeof(double));
-}
 
 static void *naive_setup(const tetfv_ctx *c) {
   naive_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
-  const tetfv_local *l = c->l;
-  const int cut[2] = {0, l->nown};
-  tetfv_gpu_init(&s->g, c->env->device, l, c->u0, 1, cut, 1);
+  const int cut[2] = {0, c->l->nown};
+  tetfv_gpu_rank_init(&s->r, c->env->device, c->l, c->u0, 1, cut);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  tetfv_exchange_init(&s->x, l, 1);
-  s->ghosts = kit_host_alloc(((size_t)l->nghost + 1) * sizeof(double), 1);
-  init_state(s);
   return s;
 }
 
-static void naive_reset(void *st) { init_state(st); }
+static void naive_reset(void *st) { tetfv_gpu_rank_reset(&((naive_state *)st)->r); }
 
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
-  tetfv_gpu *g = &s->g;
+  tetfv_gpu *g = &s->r.g;
+  tetfv_exchange *x = &s->r.x;
   const tetfv_local *l = s->c.l;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
@@ -56,21 +43,21 @@ static void naive_run(void *st, int steps) {
 
     KIT_RANGE_PUSH("d2h");
     r = kit_gpu_range_begin("pack_d2h", s->stream);
-    if (!s->x.stale) tetfv_gpu_pack(g, g->un, s->x.sbuf, s->stream);
+    if (!x->stale) tetfv_gpu_pack(g, g->un, x->sbuf, s->stream);
     kit_gpu_range_end(r, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
     KIT_RANGE_PUSH("mpi");
-    tetfv_exchange_post_recvs(&s->x, s->ghosts);
-    tetfv_exchange_send(&s->x);
-    tetfv_exchange_wait(&s->x);
+    tetfv_exchange_post_recvs(x, s->r.ghosts);
+    tetfv_exchange_send(x);
+    tetfv_exchange_wait(x);
     KIT_RANGE_POP();
 
     /* The ghost ranges are contiguous (partition.c), so "unpacking" is one copy. */
     KIT_RANGE_PUSH("h2d");
     r = kit_gpu_range_begin("h2d", s->stream);
-    if (!s->x.stale) tetfv_h2d(g->un + l->nown, s->ghosts, l->nghost, s->stream);
+    if (!x->stale) tetfv_h2d(g->un + l->nown, s->r.ghosts, l->nghost, s->stream);
     kit_gpu_range_end(r, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
@@ -81,18 +68,16 @@ static void naive_run(void *st, int steps) {
 
 static void naive_fetch(void *st, double *u) {
   naive_state *s = st;
-  tetfv_gpu_fetch(&s->g, 0, s->c.l->nown, u);
+  tetfv_gpu_fetch(&s->r.g, 0, s->c.l->nown, u);
 }
 
-static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->x.counters; }
+static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->r.x.counters; }
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
-  KIT_CUDA_CHECK(cudaSetDevice(s->g.device));
+  KIT_CUDA_CHECK(cudaSetDevice(s->r.g.device));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->stream));
-  tetfv_exchange_free(&s->x);
-  kit_host_free(s->ghosts, 1);
-  tetfv_gpu_free(&s->g);
+  tetfv_gpu_rank_free(&s->r);
   free(s);
 }
 

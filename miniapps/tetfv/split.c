@@ -171,6 +171,7 @@ void tetfv_block_rows(const tetfv_matrix *z, int r0, int r1, double *D, double *
   /* The remainder rows, row-major after the blocks (Paper III: "computed using a row-major
    * kernel. Due to their small number, this has a negligible effect on performance"). */
   const size_t done = (size_t)nblk * TETFV_GPU_B;
+  if ((size_t)n == done) return; /* also an empty part, whose arrays may be NULL (memcpy's UB) */
   memcpy(A + done * TETFV_W, z->A + TETFV_W * ((size_t)r0 + done), (n - done) * TETFV_W * sizeof(double));
   memcpy(I + done * TETFV_W, z->I + TETFV_W * ((size_t)r0 + done), (n - done) * TETFV_W * sizeof(int));
 }

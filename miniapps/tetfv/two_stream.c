@@ -10,7 +10,6 @@
  * next bulk for this boundary), so bulk kernels run back to back while the host waits for MPI.
  *   mpiexec -n 2 build/bin/tetfv --variant two-stream --mesh box:100 --iters 100 */
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpu_block.h"
 #include "kit/ranges.h"
@@ -18,19 +17,12 @@
 typedef struct two_stream_state {
   tetfv_ctx c;
   tetfv_split sp;            /* the rank's rows renumbered: [boundary | bulk] */
-  tetfv_gpu g;               /* launch range 0: boundary rows, 1: bulk rows */
+  tetfv_gpu_rank r;          /* sp.l on the GPU (launch range 0: boundary rows, 1: bulk rows),
+                                its exchange and ghost landing */
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary rows are computed */
   cudaEvent_t bulk_done;     /* this step's bulk rows are computed */
-  tetfv_exchange x;          /* send lists of sp.l, pinned send buffer */
-  double *ghosts;            /* pinned landing of the ghost values */
 } two_stream_state;
-
-/* The landing buffer starts with the initial ghost values (stale-halo: they stay). */
-static void init_state(two_stream_state *s) {
-  tetfv_gpu_reset(&s->g);
-  memcpy(s->ghosts, s->c.u0 + s->c.l->nown, (size_t)s->c.l->nghost * sizeof(double));
-}
 
 static void *ts_setup(const tetfv_ctx *c) {
   two_stream_state *s = calloc(1, sizeof *s);
@@ -44,7 +36,7 @@ static void *ts_setup(const tetfv_ctx *c) {
   double *u0 = kit_malloc(((size_t)l->nown + l->nghost + 1) * sizeof(double), "initial field");
   tetfv_split_permute(&s->sp, c->u0, u0);
   const int cut[3] = {0, tetfv_split_at(&s->sp, 0, TETFV_CAT_BULK), l->nown};
-  tetfv_gpu_init(&s->g, c->env->device, &s->sp.l, u0, 2, cut, 1);
+  tetfv_gpu_rank_init(&s->r, c->env->device, &s->sp.l, u0, 2, cut);
   free(u0);
   /* The boundary stream gets the higher priority, so its small kernels are not queued behind
    * the bulk kernel's blocks (the stall Paper II Fig. 2 shows). */
@@ -54,17 +46,15 @@ static void *ts_setup(const tetfv_ctx *c) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  tetfv_exchange_init(&s->x, &s->sp.l, 1);
-  s->ghosts = kit_host_alloc(((size_t)l->nghost + 1) * sizeof(double), 1);
-  init_state(s);
   return s;
 }
 
-static void ts_reset(void *st) { init_state(st); }
+static void ts_reset(void *st) { tetfv_gpu_rank_reset(&((two_stream_state *)st)->r); }
 
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
-  tetfv_gpu *g = &s->g;
+  tetfv_gpu *g = &s->r.g;
+  tetfv_exchange *x = &s->r.x;
   const int nown = s->sp.l.nown, nghost = s->sp.l.nghost;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
@@ -76,7 +66,7 @@ static void ts_run(void *st, int steps) {
     kit_gpu_range_end(r, s->boundary);
     KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
     r = kit_gpu_range_begin("pack_d2h", s->boundary);
-    if (!s->x.stale) tetfv_gpu_pack(g, g->un, s->x.sbuf, s->boundary);
+    if (!x->stale) tetfv_gpu_pack(g, g->un, x->sbuf, s->boundary);
     kit_gpu_range_end(r, s->boundary);
 
     /* The bulk overlaps everything that follows. It waits only for the previous boundary
@@ -93,14 +83,14 @@ static void ts_run(void *st, int steps) {
     KIT_RANGE_PUSH("mpi");
     /* Receives are posted only now: the previous step's copy out of the landing buffer is
      * complete once the boundary stream has drained. */
-    tetfv_exchange_post_recvs(&s->x, s->ghosts);
-    tetfv_exchange_send(&s->x);
-    tetfv_exchange_wait(&s->x);
+    tetfv_exchange_post_recvs(x, s->r.ghosts);
+    tetfv_exchange_send(x);
+    tetfv_exchange_wait(x);
     KIT_RANGE_POP();
 
     /* Ghosts of the new field; the next boundary (same stream) reads them, the bulk never. */
     r = kit_gpu_range_begin("h2d", s->boundary);
-    if (!s->x.stale) tetfv_h2d(g->un + nown, s->ghosts, nghost, s->boundary);
+    if (!x->stale) tetfv_h2d(g->un + nown, s->r.ghosts, nghost, s->boundary);
     kit_gpu_range_end(r, s->boundary);
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0)); /* for the next bulk */
     tetfv_gpu_swap(g);
@@ -115,23 +105,21 @@ static void ts_run(void *st, int steps) {
 static void ts_fetch(void *st, double *u) {
   two_stream_state *s = st;
   double *mine = kit_malloc(((size_t)s->sp.l.nown + 1) * sizeof(double), "fetched field");
-  tetfv_gpu_fetch(&s->g, 0, s->sp.l.nown, mine);
+  tetfv_gpu_fetch(&s->r.g, 0, s->sp.l.nown, mine);
   tetfv_split_unpermute(&s->sp, mine, u);
   free(mine);
 }
 
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->x.counters; }
+static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->r.x.counters; }
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;
-  KIT_CUDA_CHECK(cudaSetDevice(s->g.device));
+  KIT_CUDA_CHECK(cudaSetDevice(s->r.g.device));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->boundary));
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
-  tetfv_exchange_free(&s->x);
-  kit_host_free(s->ghosts, 1);
-  tetfv_gpu_free(&s->g);
+  tetfv_gpu_rank_free(&s->r);
   tetfv_split_free(&s->sp);
   free(s);
 }

@@ -13,6 +13,7 @@
 
 #include "bfs.h"
 #include "bitmap.h"
+#include "exchange.h"
 #include "kronecker.h"
 #include "partition.h"
 #include "validate.h"
@@ -418,4 +419,21 @@ TEST(bfsGraph, CsrSelectPartitionsTheBlock) {
   free(in_adj);
   free(out_off);
   free(out_adj);
+}
+
+// --prune's host sort-unique (Rossetti's recipe 3): the sorted set, each value once, and a
+// list that is already sorted and unique (what this kit's bitmap unpack produces) unchanged.
+TEST(bfsPrune, SortUniqueIsTheSortedSet) {
+  std::mt19937 rng(11);
+  for (int n : {0, 1, 2, 7, 100, 5000}) {
+    std::vector<uint32_t> list(n + 1);
+    std::uniform_int_distribution<uint32_t> v(0, (uint32_t)(n / 3 + 1));  // many repeats
+    for (int k = 0; k < n; ++k) list[k] = v(rng);
+    const std::set<uint32_t> want(list.begin(), list.begin() + n);
+    const int64_t m = bfs_sort_unique(list.data(), n);
+    ASSERT_EQ(m, (int64_t)want.size()) << n;
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), list.begin())) << n;
+    const int64_t again = bfs_sort_unique(list.data(), m);
+    EXPECT_EQ(again, m) << "a sorted, unique list must come back whole";
+  }
 }

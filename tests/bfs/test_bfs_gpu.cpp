@@ -12,6 +12,7 @@
 
 #include "bitmap.h"
 #include "claim.h"
+#include "exchange.h"
 #include "gpu_block.h"
 #include "kernels.h"
 #include "kit/runtime.h"
@@ -254,4 +255,29 @@ TEST(bfsGpu, UpdateMatchesHost) {
   cudaFree(df);
   cudaFree(dl);
   cudaFree(dc);
+}
+
+// --prune on the GPU (CUB radix sort + DeviceSelect::Unique) against the host's qsort/unique,
+// on one scratch through growing and shrinking sizes (the storage is grown, never shrunk).
+TEST(bfsGpu, SortUniqueMatchesHost) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(13);
+  bfs_work w;
+  bfs_work_init(&w, 4);
+  for (int64_t n : {0, 1, 2, 33, 1000, 70000, 500, 200000}) {
+    std::vector<uint32_t> list(n + 1);
+    std::uniform_int_distribution<uint32_t> v(0, (uint32_t)(n / 4 + 1));
+    for (int64_t k = 0; k < n; ++k) list[k] = v(rng);
+    std::vector<uint32_t> want(list);
+    const int64_t m = bfs_sort_unique(want.data(), n);
+    list[n] = 0xDEADBEEFu;  // guard
+    uint32_t *d = to_dev(list);
+    const int64_t got_m = bfs_gpu_sort_unique(&w, d, n, 0);
+    ASSERT_EQ(got_m, m) << n << " items";
+    const auto got = to_host(d, (size_t)n + 1);
+    for (int64_t k = 0; k < m; ++k) ASSERT_EQ(got[k], want[k]) << n << " items, position " << k;
+    EXPECT_EQ(got[n], 0xDEADBEEFu) << "sort-unique wrote past its input";
+    cudaFree(d);
+  }
+  bfs_work_free(&w);
 }

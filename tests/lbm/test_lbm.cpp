@@ -3,6 +3,7 @@
 // or a swapped axis in the header cannot agree with itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -127,6 +128,64 @@ TEST(Lbm, ZFaceDirections) {
     EXPECT_EQ(E[dn][2], -1);
     EXPECT_EQ(opposite(up), dn);
     for (int n = 0; n < m; ++n) EXPECT_NE(lbm_zdir(1, n), up);
+  }
+}
+
+// The packed face buffer (lbm_pack/lbm_unpack, indexed by lbm_face_offset, the index the GPU
+// pack and unpack kernels use): for every plane a variant packs or unpacks and both directions,
+// the buffer holds exactly the populations with e_z = +1 (up) or -1 of that plane (the test's
+// own table decides which), each as one whole plane; unpacking writes exactly those elements
+// of the lattice, bit for bit, and leaves every other element of all 19 populations and all
+// planes untouched; packing the result again gives the same buffer.
+TEST(Lbm, FacePackRoundTripTouchesOnlyCrossingPopulations) {
+  const int shapes[3][3] = {{5, 3, 4}, {1, 1, 1}, {7, 2, 3}};
+  for (const auto &sh : shapes) {
+    const lbm_block b = lbm_block_make(sh[0], sh[1], 1, sh[2]);
+    std::vector<double> f(b.total);
+    for (size_t i = 0; i < b.total; ++i) f[i] = 1000.0 + (double)i;  // each value names its slot
+    const double untouched = -7.0;
+    for (int up = 0; up < 2; ++up) {
+      std::vector<int> crossing;  // e_z = +1 going up, -1 going down, from the test's table
+      for (int q = 0; q < 19; ++q)
+        if (E[q][2] == (up ? 1 : -1)) crossing.push_back(q);
+      ASSERT_EQ((int)crossing.size(), LBM_ZQ);
+      for (int l : {0, 1, b.nz, b.nz + 1}) {
+        SCOPED_TRACE(testing::Message() << sh[0] << "x" << sh[1] << "x" << sh[2] << " up " << up << " plane " << l);
+        std::vector<double> buf(LBM_ZQ * b.plane, untouched);
+        lbm_pack(&b, f.data(), l, up, buf.data());
+        // Each block m of the buffer is one whole plane l of one crossing population.
+        std::vector<int> seen;
+        for (int m = 0; m < LBM_ZQ; ++m) {
+          const size_t first = (size_t)(buf[(size_t)m * b.plane] - 1000.0);
+          const int q = (int)(first / b.qs);
+          EXPECT_EQ(first % b.qs, (size_t)l * b.plane);
+          seen.push_back(q);
+          for (size_t c = 0; c < b.plane; ++c)
+            ASSERT_EQ(buf[(size_t)m * b.plane + c], f[(size_t)q * b.qs + (size_t)l * b.plane + c]);
+        }
+        std::sort(seen.begin(), seen.end());
+        EXPECT_EQ(seen, crossing);
+        // Unpack into a lattice of sentinels: exactly the crossing populations of plane l change.
+        std::vector<double> g(b.total, untouched);
+        lbm_unpack(&b, g.data(), l, up, buf.data());
+        size_t written = 0;
+        for (size_t i = 0; i < b.total; ++i) {
+          const int q = (int)(i / b.qs);
+          const size_t in_q = i % b.qs;
+          const bool mine = std::count(crossing.begin(), crossing.end(), q) && in_q / b.plane == (size_t)l;
+          if (mine) {
+            ASSERT_EQ(std::memcmp(&g[i], &f[i], sizeof(double)), 0) << "slot " << i;
+            ++written;
+          } else {
+            ASSERT_EQ(g[i], untouched) << "slot " << i << " (population " << q << ") was written";
+          }
+        }
+        EXPECT_EQ(written, (size_t)LBM_ZQ * b.plane);
+        std::vector<double> again(LBM_ZQ * b.plane, 0.0);
+        lbm_pack(&b, g.data(), l, up, again.data());
+        EXPECT_EQ(std::memcmp(again.data(), buf.data(), buf.size() * sizeof(double)), 0);
+      }
+    }
   }
 }
 
