@@ -193,6 +193,25 @@ int kit_mt_gpus(const kit_env *env, const char *app, int requested, int max) {
   return n;
 }
 
+int kit_choose_gpus(kit_env *env, const char *app, int needs_gpu, int mt_max, int mt_thread_level,
+                    int requested, int *total) {
+  *total = 0;
+  if (mt_max > 0) {
+    const int per_rank = kit_mt_gpus(env, app, requested, mt_max);
+    if (per_rank < 0) return -1;
+    if (env->nranks > 1 && env->thread_level < mt_thread_level)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: multi-thread over several ranks needs %s", app,
+              mt_thread_level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED");
+    *total = kit_distinct_gpus(env, per_rank, 0);
+    kit_select_device(env, 0);
+    return per_rank;
+  }
+  if (!needs_gpu) return 0;
+  kit_select_device(env, requested);
+  *total = kit_distinct_gpus(env, 1, requested);
+  return 1;
+}
+
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks) {
   kit_timing t;

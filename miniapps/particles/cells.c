@@ -8,6 +8,11 @@
  *   external  = cells not owned that touch an owned cell (property 4: the one-cell shell).
  * Coordinates are unwrapped, so across a periodic face the shell holds images (coordinate -1
  * and nc) with gids of their own; a rank that spans a whole axis sees its own particles there.
+ * An irregular domain (pt_decomp_build_owned) gives the owner of every cell in a map (METIS
+ * parts of the occupied cells, geometry.c) instead of the rank grid: the subdomain is any set
+ * of cells, nothing is periodic (every shift 0), an empty neighbour beyond a wall makes no cell
+ * frontier, and the empty cells touching owned ones are external cells without a connection
+ * (so every owned cell keeps 27 neighbours and the force loop needs no test).
  * Pure code, no MPI: tests/particles checks it on hand-made decompositions. */
 #include <stdlib.h>
 #include <string.h>
@@ -66,16 +71,40 @@ static int cmp_conn(const void *a, const void *b) {
   return cx < cy ? -1 : cx > cy;
 }
 
+/* The index of unwrapped cell coordinates c in an owner map, or -1 outside the grid. */
+static long long map_index(const pt_decomp *d, const int c[3]) {
+  for (int a = 0; a < 3; ++a)
+    if (c[a] < 0 || c[a] >= d->nc[a]) return -1;
+  return ((long long)c[2] * d->nc[1] + c[1]) * d->nc[0] + c[0];
+}
+
+/* The rank owning cell c: -1 for an empty cell or one beyond the grid of an irregular domain. */
+static int map_owner(const pt_decomp *d, const int c[3]) {
+  const long long i = map_index(d, c);
+  return i < 0 ? -1 : d->owner[i];
+}
+
 static int owned(const pt_decomp *d, const int c[3]) {
+  if (d->owner) return map_owner(d, c) == d->me;
   for (int a = 0; a < 3; ++a)
     if (c[a] < d->lo[a] || c[a] >= d->hi[a]) return 0;
   return 1;
 }
 
-/* The owner rank and image shift of a cell outside this rank's block. */
+/* Some rank owns cell c (in the periodic box every cell and image is someone's). */
+static int occupied(const pt_decomp *d, const int c[3]) {
+  return d->owner ? map_owner(d, c) >= 0 : 1;
+}
+
+/* The owner rank and image shift of a cell outside this rank's block (rank -1: nobody's). */
 static pt_conn conn_of(const pt_decomp *d, const int c[3]) {
   pt_conn k;
   int w[3], rc[3];
+  if (d->owner) {
+    k.rank = map_owner(d, c);
+    k.shift[0] = k.shift[1] = k.shift[2] = 0;
+    return k;
+  }
   for (int a = 0; a < 3; ++a) {
     const int n = d->nc[a];
     w[a] = ((c[a] % n) + n) % n;
@@ -92,9 +121,10 @@ static int find_conn(const pt_decomp *d, pt_conn k) {
   return -1;
 }
 
+static void build(pt_decomp *d);
+
 void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int coords[3]) {
   memset(d, 0, sizeof *d);
-  int ext[3];
   for (int a = 0; a < 3; ++a) {
     d->nc[a] = nc[a];
     d->dims[a] = dims[a];
@@ -102,8 +132,42 @@ void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int
     const kit_block b = kit_block_split(nc[a], dims[a], coords[a]);
     d->lo[a] = b.begin;
     d->hi[a] = b.begin + b.count;
-    ext[a] = b.count + 2; /* the bounding box of the subdomain plus its shell */
   }
+  build(d);
+}
+
+void pt_decomp_build_owned(pt_decomp *d, const int nc[3], const int *owner, int me) {
+  memset(d, 0, sizeof *d);
+  d->owner = owner;
+  d->me = me;
+  /* lo, hi: the bounding box of the owned cells (empty: lo = hi). */
+  for (int a = 0; a < 3; ++a) {
+    d->nc[a] = nc[a];
+    d->dims[a] = 1;
+    d->lo[a] = nc[a];
+    d->hi[a] = 0;
+  }
+  for (int k = 0; k < nc[2]; ++k)
+    for (int j = 0; j < nc[1]; ++j)
+      for (int i = 0; i < nc[0]; ++i) {
+        const int c[3] = {i, j, k};
+        if (!owned(d, c)) continue;
+        for (int a = 0; a < 3; ++a) {
+          if (c[a] < d->lo[a]) d->lo[a] = c[a];
+          if (c[a] + 1 > d->hi[a]) d->hi[a] = c[a] + 1;
+        }
+      }
+  for (int a = 0; a < 3; ++a)
+    if (d->lo[a] > d->hi[a]) d->lo[a] = d->hi[a] = 0;
+  build(d);
+  d->owner = NULL; /* the map is the caller's; the tiling no longer needs it */
+}
+
+/* The tiling of the cells owned() accepts within [lo, hi), their shell and connections. */
+static void build(pt_decomp *d) {
+  const int *nc = d->nc;
+  int ext[3];
+  for (int a = 0; a < 3; ++a) ext[a] = d->hi[a] - d->lo[a] + 2; /* the bounding box plus its shell */
   const int nbox = ext[0] * ext[1] * ext[2];
   /* Classify every cell of the extended bounding box. */
   int *group = kit_malloc((size_t)nbox * sizeof *group, "cell groups");
@@ -112,17 +176,17 @@ void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int
     for (int j = 0; j < ext[1]; ++j)
       for (int i = 0; i < ext[0]; ++i) {
         const int c[3] = {d->lo[0] - 1 + i, d->lo[1] - 1 + j, d->lo[2] - 1 + k};
-        int own = owned(d, c), all_owned = 1, touches = 0;
+        int own = owned(d, c), foreign = 0, touches = 0;
         for (int dz = -1; dz <= 1; ++dz)
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
               if (!dx && !dy && !dz) continue;
               const int n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
               const int o = owned(d, n);
-              all_owned &= o;
+              foreign |= !o && occupied(d, n); /* another rank's (or an image): data needed */
               touches |= o;
             }
-        const int g = own ? (all_owned ? PT_INTERNAL : PT_FRONTIER) : (touches ? PT_EXTERNAL : -1);
+        const int g = own ? (foreign ? PT_FRONTIER : PT_INTERNAL) : (touches ? PT_EXTERNAL : -1);
         group[(k * ext[1] + j) * ext[0] + i] = g;
         if (g >= 0) count[g]++;
       }
@@ -171,11 +235,15 @@ void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int
   d->nconn = 0;
   for (int lid = d->first[2]; lid < d->ncells; ++lid) {
     const pt_conn k = conn_of(d, d->coord + 3 * lid);
-    if (find_conn(d, k) < 0) d->conn[d->nconn++] = k;
+    if (k.rank >= 0 && find_conn(d, k) < 0) d->conn[d->nconn++] = k;
   }
   qsort(d->conn, (size_t)d->nconn, sizeof *d->conn, cmp_conn);
   d->ext_conn = kit_malloc((size_t)(next_ > 0 ? next_ : 1) * sizeof *d->ext_conn, "external connections");
-  for (int lid = d->first[2]; lid < d->ncells; ++lid) d->ext_conn[lid - d->first[2]] = find_conn(d, conn_of(d, d->coord + 3 * lid));
+  for (int lid = d->first[2]; lid < d->ncells; ++lid) {
+    const pt_conn k = conn_of(d, d->coord + 3 * lid);
+    d->ext_conn[lid - d->first[2]] = k.rank >= 0 ? find_conn(d, k) : -1; /* -1: beyond a wall */
+    d->nwall += k.rank < 0;
+  }
   d->nbr_ranks = 0;
   for (int i = 0; i < d->nconn; ++i) d->nbr_ranks += i == 0 || d->conn[i].rank != d->conn[i - 1].rank;
 
@@ -193,7 +261,7 @@ void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int
     for (int i = 0; i < d->nconn; ++i) mark[i] = 0;
     for (int m = 0; m < 27; ++m) {
       const int l = d->nbr[27 * lid + m];
-      if (pt_group(d, l) == PT_EXTERNAL) mark[d->ext_conn[l - d->first[2]]] = 1;
+      if (pt_group(d, l) == PT_EXTERNAL && d->ext_conn[l - d->first[2]] >= 0) mark[d->ext_conn[l - d->first[2]]] = 1;
     }
     for (int i = 0; i < d->nconn; ++i)
       if (mark[i]) d->conn_list[pos++] = i;

@@ -1,6 +1,7 @@
 /* cpu.c: the `cpu` variant. MPI ranks x OpenMP threads, no GPU; with one rank it is the CPU
  * baseline. One velocity-Verlet step reads like Bernaschi et al. Sec. 3.2:
- *   1. half kick and drift of every owned particle;
+ *   1. half kick and drift of every owned particle (an irregular domain: reflected off its
+ *      walls, walls.h);
  *   2. migration (Sec. 3.2.2): bin every particle into the cell it moved to (binary search
  *      of the cell array); those now in external cells leave over the connection of that
  *      cell; arrivals pass the membership test (an owned cell) and join;
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "exchange.h"
+#include "geometry.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
 #include "lj.h"
@@ -50,6 +52,8 @@ typedef struct cpu_state {
   double *th;           /* thermo rows, PT_TH_N each */
   int th_rows, th_cap;
   int stale, exchanged; /* KIT_FAULT=stale-halo: exchange the copies once only */
+  int has_walls;        /* an irregular domain: reflect off `walls` after every drift */
+  pt_walls walls;
   /* Scratch for the sort. */
   long long scap;
   int64_t *sid;
@@ -168,6 +172,9 @@ static void migrate(cpu_state *s) {
     /* Departing: over the connection that owns the external cell, shifted into the
      * receiver's frame; x + L may round up to L itself, which belongs to no cell of [0, L). */
     const int k = d->ext_conn[c - d->first[2]];
+    if (k < 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "particle %lld went through a wall into a cell no rank owns",
+              (long long)s->id[i]);
     const int *sh = d->conn[k].shift;
     double *r = px_send_slot(&s->migr, k);
     r[0] = (double)s->id[i];
@@ -299,6 +306,9 @@ static void compute_forces(cpu_state *s) {
   KIT_RANGE_PUSH("sort");
   s->ng = 0;
   sort_by_cell(s, s->n, 0, d->first[2], 0, s->id, s->x, s->v, s->cell);
+  /* The external rows empty until the copies arrive: an internal cell of an irregular domain
+   * may touch an empty cell beyond a wall (an external cell no copy ever fills). */
+  for (int c = d->first[2]; c <= d->ncells; ++c) s->cstart[c] = (int)s->n;
   KIT_RANGE_POP();
   const int exchange = !(s->stale && s->exchanged);
   KIT_RANGE_PUSH("pack");
@@ -353,6 +363,8 @@ static void *cpu_setup(const pt_ctx *c) {
   px_init(&s->ghost, c->comm, s->d, GHOST_W, 0);
   px_init(&s->migr, c->comm, s->d, MIGRANT_W, 64);
   s->stale = c->faults && kit_fault("stale-halo");
+  s->has_walls = s->p->geom != NULL;
+  if (s->has_walls) s->walls = pt_walls_of(s->p->geom, s->p->box);
   init_state(s);
   return s;
 }
@@ -366,11 +378,24 @@ static void cpu_run(void *st, int steps) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("kick_drift");
     const long long n = s->n;
-#pragma omp parallel for schedule(static)
+    const pt_walls *w = s->has_walls ? &s->walls : NULL;
+    long long hits = 0, bad = -1;
+#pragma omp parallel for schedule(static) reduction(+ : hits) reduction(max : bad)
     for (long long i = 0; i < n; ++i) {
-      vv_kick(s->v + 3 * i, s->f + 3 * i, half);
-      vv_drift(s->x + 3 * i, s->v + 3 * i, dt);
+      double *x = s->x + 3 * i, *v = s->v + 3 * i;
+      const double x0[3] = {x[0], x[1], x[2]};
+      vv_kick(v, s->f + 3 * i, half);
+      vv_drift(x, v, dt);
+      if (w) {
+        const int r = pt_wall_reflect(w, x0, x, v);
+        hits += r > 0;
+        if (r < 0 && s->id[i] > bad) bad = s->id[i];
+      }
     }
+    if (bad >= 0)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "particle %lld moved more than one voxel in one step (--dt too large, or the system blew up)", bad);
+    s->tr.wall_hits += hits;
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("migrate");
     migrate(s);

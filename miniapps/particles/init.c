@@ -18,7 +18,9 @@
 
 #include "kit/check.h"
 #include "kit/philox.h"
+#include "geometry.h"
 #include "particles.h"
+#include "reader.h"
 
 void pt_derive_cells(pt_params *p) {
   for (int a = 0; a < 3; ++a) {
@@ -56,9 +58,9 @@ static void gaussian3(uint64_t seed, int64_t id, double g[3]) {
   g[2] = r2 * cos(two_pi * kit_u01(r.v[3]));
 }
 
-/* Position of lattice particle id: unit cell (i, j, k), basis b, shifted by a/4 so no
- * particle sits on the box faces. */
-static void fcc_position(const pt_params *p, int64_t id, double x[3]) {
+/* Position of lattice site id: unit cell (i, j, k), basis b, shifted by a/4 so no
+ * particle sits on the box faces (or, voxels being unit cells, on a tube's walls). */
+void pt_lattice_site(const pt_params *p, int64_t id, double x[3]) {
   static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
   const double a = cbrt(4.0 / p->density);
   const int b = (int)(id % 4);
@@ -88,7 +90,8 @@ void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particl
   const double scale = t_raw > 0.0 ? sqrt(p->temp / t_raw) : 0.0;
   for (long long id = 0; id < n; ++id) {
     double x[3], v[3];
-    fcc_position(p, id, x);
+    /* An irregular domain keeps the sites in open voxels, renumbered 0..N-1 in site order. */
+    pt_lattice_site(p, p->geom ? p->geom->site[id] : id, x);
     if (keep && !keep(arg, x)) continue;
     gaussian3(p->run.seed, id, g);
     for (int d = 0; d < 3; ++d) v[d] = (g[d] - mean[d]) * scale;
@@ -98,16 +101,8 @@ void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particl
 
 /* ---- --input -------------------------------------------------------------------------- */
 
-typedef struct reader {
-  FILE *f;
-  long long bytes; /* the file's size (LLONG_MAX where it cannot seek) */
-  long line;      /* number of the line in buf */
-  char buf[4096];
-} reader;
-
-/* The next line with content (comments stripped) into r->buf; 0 at the end of the file,
- * -1 when a line is too long. */
-static int next_line(reader *r) {
+/* The shared line reader (reader.h). */
+int pt_reader_next(pt_reader *r) {
   while (fgets(r->buf, sizeof r->buf, r->f)) {
     r->line++;
     const size_t len = strlen(r->buf);
@@ -119,8 +114,7 @@ static int next_line(reader *r) {
   return 0;
 }
 
-/* Parses exactly `n` finite numbers from s; -1 on a missing, malformed or extra field. */
-static int parse_numbers(const char *s, double *v, int n, const char **why) {
+int pt_parse_numbers(const char *s, double *v, int n, const char **why) {
   const char *q = s;
   for (int i = 0; i < n; ++i) {
     char *end = NULL;
@@ -147,7 +141,7 @@ static int parse_numbers(const char *s, double *v, int n, const char **why) {
   return 0;
 }
 
-static int open_reader(reader *r, const char *path, char *err, size_t errlen) {
+int pt_reader_open(pt_reader *r, const char *path, char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
   r->f = fopen(path, "r");
   if (!r->f) {
@@ -162,15 +156,15 @@ static int open_reader(reader *r, const char *path, char *err, size_t errlen) {
   return 0;
 }
 
-static int read_header(reader *r, long long *n, double box[3], char *err, size_t errlen) {
+static int read_header(pt_reader *r, long long *n, double box[3], char *err, size_t errlen) {
   const char *why = NULL;
   double v[3];
-  int rc = next_line(r);
+  int rc = pt_reader_next(r);
   if (rc <= 0) {
     snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the particle count, found the end of the file" : "line too long");
     return -1;
   }
-  if (parse_numbers(r->buf, v, 1, &why) != 0 || v[0] != floor(v[0]) || v[0] < 2 || v[0] > 1e12) {
+  if (pt_parse_numbers(r->buf, v, 1, &why) != 0 || v[0] != floor(v[0]) || v[0] < 2 || v[0] > 1e12) {
     snprintf(err, errlen, "line %ld: the particle count must be one integer >= 2%s%s", r->line, why ? ": " : "", why ? why : "");
     return -1;
   }
@@ -183,12 +177,12 @@ static int read_header(reader *r, long long *n, double box[3], char *err, size_t
              r->bytes);
     return -1;
   }
-  rc = next_line(r);
+  rc = pt_reader_next(r);
   if (rc <= 0) {
     snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the box edges LX LY LZ, found the end of the file" : "line too long");
     return -1;
   }
-  if (parse_numbers(r->buf, box, 3, &why) != 0) {
+  if (pt_parse_numbers(r->buf, box, 3, &why) != 0) {
     snprintf(err, errlen, "line %ld: the box must be three numbers LX LY LZ: %s", r->line, why);
     return -1;
   }
@@ -201,8 +195,8 @@ static int read_header(reader *r, long long *n, double box[3], char *err, size_t
 }
 
 int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen) {
-  reader r;
-  if (open_reader(&r, path, err, errlen) != 0) return -1;
+  pt_reader r;
+  if (pt_reader_open(&r, path, err, errlen) != 0) return -1;
   const int rc = read_header(&r, n, box, err, errlen);
   fclose(r.f);
   return rc;
@@ -210,8 +204,8 @@ int pt_read_header(const char *path, long long *n, double box[3], char *err, siz
 
 int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out, char *err,
                       size_t errlen) {
-  reader r;
-  if (open_reader(&r, p->input, err, errlen) != 0) return -1;
+  pt_reader r;
+  if (pt_reader_open(&r, p->input, err, errlen) != 0) return -1;
   long long n;
   double box[3];
   int rc = read_header(&r, &n, box, err, errlen);
@@ -219,7 +213,7 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
   unsigned char *seen = rc == 0 ? calloc((size_t)(n + 7) / 8, 1) : NULL;
   if (rc == 0 && !seen) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory for %lld particle ids", n);
   for (long long k = 0; rc == 0 && k < n; ++k) {
-    const int got = next_line(&r);
+    const int got = pt_reader_next(&r);
     if (got <= 0) {
       snprintf(err, errlen, "line %ld: %s", r.line + (got == 0),
                got == 0 ? "the file ends early" : "line too long");
@@ -229,7 +223,7 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
     }
     double v[7];
     const char *why = NULL;
-    if (parse_numbers(r.buf, v, 7, &why) != 0) {
+    if (pt_parse_numbers(r.buf, v, 7, &why) != 0) {
       snprintf(err, errlen, "line %ld: expected 'id x y z vx vy vz': %s", r.line, why);
       rc = -1;
       break;
@@ -257,7 +251,7 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
     if (out && (!keep || keep(arg, v + 1))) pt_particles_push(out, id, v + 1, v + 4);
   }
   if (rc == 0) {
-    const int got = next_line(&r);
+    const int got = pt_reader_next(&r);
     if (got != 0) {
       snprintf(err, errlen, "line %ld: %s", r.line, got < 0 ? "line too long" : "more particle lines than the count says");
       rc = -1;

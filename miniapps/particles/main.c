@@ -4,7 +4,8 @@
  *   build/bin/particles --variant list
  *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
  *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100
- *   build/bin/particles --input my.txt --rc 2.5 --iters 100 */
+ *   build/bin/particles --input my.txt --rc 2.5 --iters 100
+ *   mpiexec -n 4 build/bin/particles --domain tube --cells 12,10,6 --rc 2.0 --iters 50 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "kit/hybrid.h"
 #include "kit/report.h"
 #include "kit/slab.h"
+#include "geometry.h"
 #include "lj.h"
 #include "particles.h"
 #include "verify.h"
@@ -60,25 +62,82 @@ typedef struct owner_arg {
   const pt_params *p;
   int dims[3];
   int tiles_per_rank, rank;
+  const int *owner; /* irregular domains: the rank of every cell (METIS), else NULL */
 } owner_arg;
+
+/* The tile owning global cell `cell` (wrapped coordinates): the grid's, or the owner map's
+ * (-1: an empty cell of an irregular domain). */
+static int owner_of(const owner_arg *a, const int cell[3]) {
+  const pt_params *p = a->p;
+  if (a->owner) return a->owner[((long long)cell[2] * p->nc[1] + cell[1]) * p->nc[0] + cell[0]];
+  int rc[3];
+  pt_owner_coords(p->nc, a->dims, cell, rc);
+  return pt_rank_of(a->dims, rc);
+}
 
 /* Does this rank own the cell of x (one of its tiles does)? (the `keep` of the initial state) */
 static int owns(const void *arg, const double x[3]) {
   const owner_arg *a = arg;
   const pt_params *p = a->p;
-  int cell[3], rc[3];
+  int cell[3];
   for (int k = 0; k < 3; ++k) {
     cell[k] = cell_coord(x[k], p->inv_side[k], p->box[k], p->nc[k]);
     if (cell[k] < 0 || cell[k] >= p->nc[k]) return 0;
   }
-  pt_owner_coords(p->nc, a->dims, cell, rc);
-  return pt_rank_of(a->dims, rc) / a->tiles_per_rank == a->rank;
+  const int q = owner_of(a, cell);
+  return q >= 0 && q / a->tiles_per_rank == a->rank;
 }
 
-/* The tiling of tile q of the grid dims (x fastest). */
-static void tile_decomp(const pt_params *p, const int dims[3], int q, pt_decomp *d) {
+/* The tiling of tile q: of the grid dims (x fastest), or of the owner map. */
+static void tile_decomp(const pt_params *p, const int dims[3], const int *owner, int q, pt_decomp *d) {
   const int coords[3] = {q % dims[0], (q / dims[0]) % dims[1], q / (dims[0] * dims[1])};
-  pt_decomp_build(d, p->nc, dims, coords);
+  if (owner)
+    pt_decomp_build_owned(d, p->nc, owner, q);
+  else
+    pt_decomp_build(d, p->nc, dims, coords);
+}
+
+/* --dump-cells: rank 0 writes one line per occupied cell, "cx cy cz rank particles frontier",
+ * the particles at step 0 and whether a neighbour belongs to another rank (what
+ * labs/10-particles-irregular/plot.py draws). Collective. */
+static void dump_cells(const owner_arg *a, const pt_particles *init, const char *path, const kit_env *env) {
+  const pt_params *p = a->p;
+  const int *nc = p->nc, ncell = nc[0] * nc[1] * nc[2];
+  int *mine = calloc((size_t)ncell, sizeof *mine), *all = calloc((size_t)ncell, sizeof *all);
+  if (!mine || !all) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for --dump-cells");
+  for (long long i = 0; i < init->n; ++i) {
+    int c[3];
+    for (int k = 0; k < 3; ++k) c[k] = cell_coord(init->x[3 * i + k], p->inv_side[k], p->box[k], nc[k]);
+    mine[(c[2] * nc[1] + c[1]) * nc[0] + c[0]]++;
+  }
+  KIT_MPI_CHECK(MPI_Reduce(mine, all, ncell, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+  if (env->rank == 0) {
+    FILE *f = fopen(path, "w");
+    if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump-cells: cannot write '%s'", path);
+    fprintf(f, "# particles --dump-cells: domain %s, %d ranks, %d x %d x %d cells of %.6g x %.6g x %.6g\n", p->domain,
+            env->nranks, nc[0], nc[1], nc[2], p->side[0], p->side[1], p->side[2]);
+    fprintf(f, "# cx cy cz rank particles frontier\n");
+    for (int cz = 0; cz < nc[2]; ++cz)
+      for (int cy = 0; cy < nc[1]; ++cy)
+        for (int cx = 0; cx < nc[0]; ++cx) {
+          const int c[3] = {cx, cy, cz}, q = owner_of(a, c);
+          if (q < 0) continue;
+          int frontier = 0;
+          for (int m = 0; m < 27; ++m) {
+            int n[3] = {cx + m % 3 - 1, cy + (m / 3) % 3 - 1, cz + m / 9 - 1}, inside = 1;
+            for (int k = 0; k < 3; ++k) {
+              if (!a->owner) n[k] = (n[k] + nc[k]) % nc[k]; /* the box is periodic */
+              inside &= n[k] >= 0 && n[k] < nc[k];
+            }
+            const int o = inside ? owner_of(a, n) : -1;
+            frontier |= o >= 0 && o != q;
+          }
+          fprintf(f, "%d %d %d %d %d %d\n", cx, cy, cz, q, all[(cz * nc[1] + cy) * nc[0] + cx], frontier);
+        }
+    if (fclose(f) != 0) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump-cells: cannot write '%s'", path);
+  }
+  free(mine);
+  free(all);
 }
 
 /* --cpu-fraction auto's measurement of one share on a fresh state (kit_median_time). */
@@ -122,6 +181,7 @@ static int checkpoint_ident(const pt_params *p, double *ident) {
   ident[n++] = (double)p->n;
   for (int a = 0; a < 3; ++a) ident[n++] = p->box[a];
   ident[n++] = p->input != NULL;
+  if (p->geom) ident[n++] = (double)p->geom->checksum; /* the same mask, voxel for voxel */
   return n;
 }
 
@@ -174,12 +234,13 @@ int main(int argc, char **argv) {
       {"dt", KIT_OPT_DOUBLE, &p.dt, "DT", "velocity-Verlet time step [0.005]", 1e-6, 0.05, 0, NULL, NULL, NULL},
       {"shift", KIT_OPT_FLAG, &p.shift, NULL, "shift the potential to zero at rc (energy conserved)", 1, 0, 1, NULL, NULL, NULL},
       {"input", KIT_OPT_STRING, &p.input, "FILE", "particles from a text file (README.md: format) instead of the lattice", 1, 0, 0, NULL, NULL, NULL},
-      {"domain", KIT_OPT_STRING, &p.domain, "KIND", "geometry: periodic box (irregular geometries: not yet)", 1, 0, 0, "box", NULL, NULL},
+      {"domain", KIT_OPT_STRING, &p.domain, "box|tube|FILE", "periodic box, built-in branching tube (--cells voxels), or a voxel mask file (README.md); walls, METIS", 1, 0, 0, NULL, NULL, NULL},
       {"ranks", KIT_OPT_CUSTOM, p.ranks, "PX,PY,PZ", "rank grid (default: MPI_Dims_create)", 1, 0, 0, NULL, parse_ranks, &ranks_given},
       {"thermo", KIT_OPT_INT, &p.thermo, "N", "steps between thermodynamic lines (0: iters/10)", 0, 1e9, 0, NULL, NULL, NULL},
       {"max-drift", KIT_OPT_DOUBLE, &p.max_drift, "TOL", "with --shift: bound on max |E(t)-E(0)|/|E(0)| [1e-4]", 1e-16, 1.0, 0, NULL, NULL, &drift_given},
       {"allpairs-max", KIT_OPT_DOUBLE, &allpairs, "N", "O(N^2) checks and the oracle up to N particles [4000]", 0, 1e7, 0, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write id x y z vx vy vz per particle by id (raw doubles)", 1, 0, 0, NULL, NULL, NULL},
+      {"dump-cells", KIT_OPT_STRING, &p.dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
@@ -205,7 +266,30 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "particles: --checkpoint-every needs --checkpoint FILE"));
   if (drift_given && !p.shift)
     return kit_finalize(kit_usage_error(&env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)"));
-  if (p.input) {
+  /* Irregular domains: the cpu variant only (the GPU drift kernel has no walls yet), METIS
+   * instead of a rank grid, the lattice instead of --input. */
+  pt_geom geom;
+  memset(&geom, 0, sizeof geom);
+  const int irregular = strcmp(p.domain, "box") != 0;
+  if (irregular) {
+    if (p.input)
+      return kit_finalize(kit_usage_error(&env, "particles: --input does not apply with --domain %s (the lattice fills the domain)", p.domain));
+    if (ranks_given)
+      return kit_finalize(kit_usage_error(&env, "particles: --ranks does not apply with --domain %s (METIS partitions its cells)", p.domain));
+    if (strcmp(vn, "cpu") != 0)
+      return kit_finalize(kit_usage_error(&env, "particles: --domain %s: --variant %s has no walls; irregular domains run on --variant cpu only", p.domain, vn));
+    char err[300];
+    if (strcmp(p.domain, "tube") == 0) {
+      pt_geom_tube(&geom, p.cells, cbrt(4.0 / p.density)); /* one voxel per fcc unit cell */
+    } else {
+      if (cells_given)
+        return kit_finalize(kit_usage_error(&env, "particles: --cells does not apply with --domain FILE (the mask gives the size)"));
+      if (pt_geom_read(p.domain, &geom, err, sizeof err) != 0)
+        return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, err));
+    }
+    if (pt_geom_setup(&p, &geom, err, sizeof err) != 0)
+      return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, err));
+  } else if (p.input) {
     if (cells_given || density_given || temp_given)
       return kit_finalize(kit_usage_error(&env, "particles: --%s does not apply with --input (the file gives the particles)",
                                           cells_given ? "cells" : density_given ? "density" : "temp"));
@@ -218,8 +302,9 @@ int main(int argc, char **argv) {
     pt_derive(&p);
   }
   /* Three cells per axis at least: the 27 neighbours of a cell are then distinct cells, and
-   * the box is wider than 2 rc, so no pair meets two images of one particle. */
-  for (int a = 0; a < 3; ++a)
+   * the box is wider than 2 rc, so no pair meets two images of one particle. (Walls: no
+   * images, pt_geom_setup asked for one cell.) */
+  for (int a = 0; a < 3 && !irregular; ++a)
     if (p.nc[a] < 3)
       return kit_finalize(kit_usage_error(&env,
           "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
@@ -234,7 +319,23 @@ int main(int argc, char **argv) {
   }
   const int ntiles = env.nranks * tiles_per_rank;
   int dims[3] = {0, 0, 0};
-  if (ranks_given) {
+  /* An irregular domain: METIS parts of the occupied cells, computed on rank 0 (seed 1) and
+   * broadcast, so every rank holds the same map. dims stays {ranks, 1, 1}: no grid. */
+  int *owner = NULL;
+  long long edge_cut = 0;
+  if (irregular) {
+    struct { int bad; char why[300]; } hdr;
+    memset(&hdr, 0, sizeof hdr);
+    owner = kit_malloc((size_t)geom.ncells * sizeof *owner, "cell owners");
+    if (env.rank == 0 && pt_geom_partition(&geom, p.nc, env.nranks, owner, &edge_cut, hdr.why, sizeof hdr.why) != 0)
+      hdr.bad = 1;
+    KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (hdr.bad) return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, hdr.why));
+    KIT_MPI_CHECK(MPI_Bcast(owner, geom.ncells, MPI_INT, 0, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(MPI_Bcast(&edge_cut, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD));
+    dims[0] = env.nranks;
+    dims[1] = dims[2] = 1;
+  } else if (ranks_given) {
     if ((long long)p.ranks[0] * p.ranks[1] * p.ranks[2] != ntiles) {
       if (is_mt)
         return kit_finalize(kit_usage_error(&env,
@@ -247,7 +348,7 @@ int main(int argc, char **argv) {
   } else {
     KIT_MPI_CHECK(MPI_Dims_create(ntiles, 3, dims));
   }
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < 3 && !irregular; ++a)
     if (dims[a] > p.nc[a])
       return kit_finalize(kit_usage_error(&env,
           "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
@@ -261,6 +362,7 @@ int main(int argc, char **argv) {
   if (kit_check_output_file(&env, "particles", "--json", p.run.json) ||
       kit_check_output_file(&env, "particles", "--trace", p.run.trace) ||
       kit_check_output_file(&env, "particles", "--dump", p.dump) ||
+      kit_check_output_file(&env, "particles", "--dump-cells", p.dump_cells) ||
       kit_check_output_file(&env, "particles", "--checkpoint", p.run.checkpoint))
     return kit_finalize(KIT_EXIT_USAGE);
   {
@@ -346,9 +448,9 @@ int main(int argc, char **argv) {
   ctx.faults = 1;
   ctx.gpus = tiles_per_rank;
   /* multi-thread tiles its own share of the grid (multi_thread.c): no decomposition here. */
-  if (!is_mt) tile_decomp(&p, dims, env.rank, &ctx.dec);
+  if (!is_mt) tile_decomp(&p, dims, owner, env.rank, &ctx.dec);
   pt_particles init = {0};
-  owner_arg keep_arg = {&p, {dims[0], dims[1], dims[2]}, tiles_per_rank, env.rank};
+  owner_arg keep_arg = {&p, {dims[0], dims[1], dims[2]}, tiles_per_rank, env.rank, owner};
   if (ck) {
     for (long long i = 0; i < p.n; ++i) {
       const double *r = ck + PT_REC * i;
@@ -362,6 +464,7 @@ int main(int argc, char **argv) {
     pt_lattice(&p, owns, &keep_arg, &init);
   }
   ctx.init = &init;
+  if (p.dump_cells) dump_cells(&keep_arg, &init, p.dump_cells, &env);
 
   /* hybrid: the CPU share of the owned cells. --cpu-fraction auto: Paper II's bandwidth model
    * proposes one, and a short measurement against share 0 (the GPU-only schedule) decides, so
@@ -382,13 +485,14 @@ int main(int argc, char **argv) {
   }
   /* What the report says of the tiling: this rank's tiles (the variant owns ctx.dec from the
    * set-up on). */
-  int cl[3] = {0, 0, 0}, nb[2] = {0, 0};
+  int cl[4] = {0, 0, 0, 0}, nb[2] = {0, 0};
   for (int i = 0; i < tiles_per_rank; ++i) {
     pt_decomp td;
-    tile_decomp(&p, dims, env.rank * tiles_per_rank + i, &td);
+    tile_decomp(&p, dims, owner, env.rank * tiles_per_rank + i, &td);
     cl[0] += td.first[1] - td.first[0];
     cl[1] += td.first[2] - td.first[1];
-    cl[2] += td.ncells - td.first[2];
+    cl[2] += td.ncells - td.first[2] - td.nwall; /* another rank's cells (or images) */
+    cl[3] += td.nbr_ranks;
     if (td.nconn > nb[0]) nb[0] = td.nconn;
     if (td.nbr_ranks > nb[1]) nb[1] = td.nbr_ranks;
     pt_decomp_free(&td);
@@ -455,6 +559,7 @@ int main(int argc, char **argv) {
   kit_json_bool(pj, "shift", p.shift);
   kit_json_string(pj, "input", p.input);
   kit_json_string(pj, "domain", p.domain);
+  kit_json_string(pj, "decomposition", irregular ? "metis" : "grid");
   kit_json_number(pj, "box_x", p.box[0]);
   kit_json_number(pj, "box_y", p.box[1]);
   kit_json_number(pj, "box_z", p.box[2]);
@@ -497,10 +602,10 @@ int main(int argc, char **argv) {
   const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
   kit_report_messages(&rep, tr->messages, tr->bytes, per);
   {
-    long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded, 0}, tot[5];
+    long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded, tr->wall_hits}, tot[5];
     KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-    int ct[3], nbmax[2];
-    KIT_MPI_CHECK(MPI_Allreduce(cl, ct, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    int ct[4], nbmax[2];
+    KIT_MPI_CHECK(MPI_Allreduce(cl, ct, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     KIT_MPI_CHECK(MPI_Allreduce(nb, nbmax, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     const pt_thermo q = pt_thermo_of(&p, th + (size_t)steps * PT_TH_N);
     kit_report_result(&rep, "pe_per_particle", q.pe, "");
@@ -517,6 +622,16 @@ int main(int argc, char **argv) {
     kit_report_result(&rep, "cells_external", ct[2], "all ranks");
     kit_report_result(&rep, "max_connections", nbmax[0], is_mt ? "per tile" : "per rank");
     kit_report_result(&rep, "max_nbr_ranks", nbmax[1], is_mt ? "tiles, per tile" : "per rank");
+    kit_report_result(&rep, "mean_nbr_ranks", (double)ct[3] / ntiles, is_mt ? "tiles, per tile" : "per rank");
+    if (irregular) {
+      /* The METIS partition: balance of the particles at step 0, cell faces cut. */
+      long long n0 = init.n, n0max = 0;
+      KIT_MPI_CHECK(MPI_Allreduce(&n0, &n0max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
+      kit_report_result(&rep, "occupied_cells", geom.nocc, "of the global tiling");
+      kit_report_result(&rep, "partition_edge_cut", (double)edge_cut, "cell-graph edges between ranks");
+      kit_report_result(&rep, "load_imbalance", (double)n0max * env.nranks / (double)p.n, "max/mean particles per rank, step 0");
+      kit_report_result(&rep, "wall_hits_per_step", tot[4] / per, "reflections");
+    }
   }
   if (p.run.verify) pt_verify(&p, &env, v, st, th, steps, &rep);
   if (p.dump) {
@@ -536,5 +651,7 @@ int main(int argc, char **argv) {
   kit_report_free(&rep);
   v->teardown(st);
   pt_particles_free(&init);
+  free(owner);
+  pt_geom_free(&geom);
   return kit_finalize(code);
 }

@@ -21,6 +21,8 @@
 extern "C" {
 #endif
 
+struct pt_geom;
+
 /* Every problem parameter, with the common run flags. */
 typedef struct pt_params {
   kit_run run;            /* --variant, --iters, --reps, ... */
@@ -31,7 +33,9 @@ typedef struct pt_params {
   double dt;              /* time step (--dt) */
   int shift;              /* --shift: energy-shifted potential, continuous at rc */
   const char *input;      /* --input FILE: particles from a text file instead of the lattice */
-  const char *domain;     /* --domain: "box" (periodic); irregular geometries: later */
+  const char *domain;     /* --domain: "box" (periodic), "tube" or a voxel mask FILE (walls) */
+  const struct pt_geom *geom; /* the irregular domain (geometry.h); NULL for the periodic box */
+  const char *dump_cells; /* --dump-cells FILE: the decomposition, one line per occupied cell */
   int ranks[3];           /* --ranks PX,PY,PZ: the rank grid (multi-thread: of ranks x threads;
                              default MPI_Dims_create) */
   int thermo;             /* --thermo N: steps between thermodynamic lines (0: iters/10) */
@@ -85,6 +89,11 @@ typedef struct pt_decomp {
   int *conn_list;         /*   connections conn_list[conn_start[f] .. conn_start[f + 1]) */
   int *ext_conn;          /* for external cell e (lid - first[2]): the connection owning it */
   int nbr_ranks;          /* distinct neighbouring ranks (itself included if it is one) */
+  int nwall;              /* external cells no rank owns (irregular domains: empty cells
+                             beyond a wall, kept so every owned cell has 27 neighbours;
+                             ext_conn -1, never holding a particle) */
+  const int *owner;       /* while building only (pt_decomp_build_owned): the owner map */
+  int me;
 } pt_decomp;
 
 /* Ranks are numbered x fastest over the rank grid: rank = (cz dims[1] + cy) dims[0] + cx. */
@@ -95,6 +104,11 @@ void pt_owner_coords(const int nc[3], const int dims[3], const int cell[3], int 
 /* Builds the tiling of rank grid position `coords` in a grid `dims` over nc cells per axis.
  * Pure (no MPI): unit-testable on hand-checked decompositions. */
 void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int coords[3]);
+/* The tiling of rank `me` of an irregular domain: owner[] gives the rank owning every global
+ * cell (x fastest; -1: an empty cell, beyond the walls). Not periodic: every shift is 0; a
+ * cell is frontier when a neighbour is owned by another rank (an empty neighbour needs no
+ * data), and the empty cells touching owned ones are external cells without a connection. */
+void pt_decomp_build_owned(pt_decomp *d, const int nc[3], const int *owner, int me);
 void pt_decomp_free(pt_decomp *d);
 /* The global index of unwrapped cell coordinates c (each in [-1, nc]). */
 int64_t pt_gid(const int nc[3], const int c[3]);
@@ -125,6 +139,9 @@ void pt_particles_free(pt_particles *s);
  * count; a rank keeps the particles whose cell it owns (keep == NULL: keeps all). */
 typedef int (*pt_keep_fn)(const void *arg, const double x[3]);
 void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out);
+/* The position of fcc site `site` of the p->cells lattice (with p->geom, particle id's site is
+ * p->geom->site[id]). */
+void pt_lattice_site(const pt_params *p, int64_t site, double x[3]);
 /* --input: the header (count and box). Returns 0, or -1 with "line L: reason" in err. */
 int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen);
 /* --input: every particle line, validated (fields, numbers, ids 0..N-1 once, inside the box);
@@ -142,6 +159,7 @@ typedef struct pt_traffic {
   long long ghosts_all_nbrs;    /* what sending every frontier particle to every connection would have */
   long long ghosts_discarded;   /* received copies the filter dropped */
   long long migrated;           /* particles that left this rank */
+  long long wall_hits;          /* reflections off the walls of an irregular domain */
   long long steps;              /* steps these counters cover */
 } pt_traffic;
 

@@ -3,12 +3,15 @@
  * Lennard-Jones expressions written out again here rather than taken from lj.h, so an error
  * in the cell classification, the connection matrix, the exchange, the filter, the migration
  * or the pair function itself cannot agree with itself. Only for small systems: the driver
- * runs it up to --allpairs-max particles. */
+ * runs it up to --allpairs-max particles. An irregular domain (p->geom) is not periodic: no
+ * image at all, and the integrator reflects off the voxel walls by the rule of walls.h,
+ * written out again here (floor on the voxel grid, mirror, flip), not called from there. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
+#include "geometry.h"
 #include "particles.h"
 
 void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double *f, double *pe, double *vir) {
@@ -22,7 +25,7 @@ void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double
       double d[3], r2 = 0.0;
       for (int a = 0; a < 3; ++a) {
         d[a] = x[3 * i + a] - x[3 * j + a];
-        d[a] -= p->box[a] * nearbyint(d[a] / p->box[a]); /* the nearest image */
+        if (!p->geom) d[a] -= p->box[a] * nearbyint(d[a] / p->box[a]); /* the nearest image */
         r2 += d[a] * d[a];
       }
       if (r2 >= rc2) continue;
@@ -39,14 +42,43 @@ void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double
   *vir = w;
 }
 
+/* Is the voxel holding x open? Outside the grid is wall. */
+static int open_at(const pt_geom *g, const double x[3]) {
+  long long idx = 0;
+  for (int a = 2; a >= 0; --a) {
+    const double q = floor(x[a] / g->h);
+    if (q < 0 || q >= g->nv[a]) return 0;
+    idx = idx * g->nv[a] + (long long)q;
+  }
+  return g->mask[idx];
+}
+
+/* A drift from x0 that ended in a wall voxel: every coordinate that changed voxel is mirrored
+ * across the face between its old and new voxel, and its velocity flips. */
+static void bounce(const pt_geom *g, const double x0[3], double x[3], double v[3]) {
+  if (open_at(g, x)) return;
+  for (int a = 0; a < 3; ++a) {
+    const double before = floor(x0[a] / g->h), after = floor(x[a] / g->h);
+    if (before == after) continue;
+    const double face = g->h * (after > before ? before + 1.0 : before);
+    x[a] = face - (x[a] - face);
+    v[a] = -v[a];
+  }
+}
+
 void pt_allpairs_run(const pt_params *p, long long n, double *x, double *v, int steps) {
   double *f = kit_malloc((size_t)n * 3 * sizeof *f, "all-pairs forces");
   double pe, vir;
   pt_allpairs_forces(p, n, x, f, &pe, &vir);
   for (int t = 0; t < steps; ++t) {
-    for (long long k = 0; k < 3 * n; ++k) {
-      v[k] += 0.5 * p->dt * f[k];
-      x[k] += p->dt * v[k];
+    for (long long i = 0; i < n; ++i) {
+      double *xi = x + 3 * i, *vi = v + 3 * i;
+      const double x0[3] = {xi[0], xi[1], xi[2]};
+      for (int a = 0; a < 3; ++a) {
+        vi[a] += 0.5 * p->dt * f[3 * i + a];
+        xi[a] += p->dt * vi[a];
+      }
+      if (p->geom) bounce(p->geom, x0, xi, vi);
     }
     /* Positions stay unwrapped here: the minimum image makes wrapping unnecessary, and the
      * comparison wraps both sides. */

@@ -230,20 +230,11 @@ int main(int argc, char **argv) {
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
   const int is_mt = v == find_variant("multi-thread"), is_hybrid = v == find_variant("hybrid");
-  int gpus_per_rank = 0, gpus_total = 0;
-  if (is_mt) {
-    gpus_per_rank = kit_mt_gpus(&env, "tetfv", p.run.gpus, TETFV_MT_MAX_GPUS);
-    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
-    /* Only thread 0, the main thread, calls MPI (multi_thread.c). */
-    if (env.nranks > 1 && env.thread_level < MPI_THREAD_FUNNELED)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_FUNNELED");
-    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
-    kit_select_device(&env, 0);
-  } else if (v->needs_gpu) {
-    kit_select_device(&env, p.run.gpus);
-    gpus_per_rank = 1;
-    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
-  }
+  /* (Only thread 0, the main thread, calls MPI in multi_thread.c: MPI_THREAD_FUNNELED.) */
+  int gpus_total = 0;
+  const int gpus_per_rank = kit_choose_gpus(&env, "tetfv", v->needs_gpu, is_mt ? TETFV_MT_MAX_GPUS : 0,
+                                            MPI_THREAD_FUNNELED, p.run.gpus, &gpus_total);
+  if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
 
   /* What the box needs (a file is checked once its size is known): the mesh, the global
    * matrix on every rank during set-up (replicated: README.md "Not done yet"), the local

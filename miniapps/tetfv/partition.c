@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/graph_part.h"
 #include "tetfv.h"
 
 /* A CSR graph. */
@@ -28,35 +29,22 @@ static void graph_free(graph *g) {
 }
 
 int tetfv_partition(const tetfv_mesh *m, int nparts, int *part, char *err, size_t errlen) {
+  /* The cell dual graph (face neighbours) split by the kit's METIS wrapper (kit/graph_part.h). */
   const int n = m->ncells;
-  if (nparts <= 1) {
-    for (int c = 0; c < n; ++c) part[c] = 0;
-    return 0;
-  }
-  idx_t *xadj = kit_malloc(((size_t)n + 1) * sizeof(idx_t), "dual graph");
-  idx_t *adj = kit_malloc(((size_t)n * 4 + 1) * sizeof(idx_t), "dual graph");
-  idx_t *where = kit_malloc((size_t)n * sizeof(idx_t), "partition");
+  int *xadj = kit_malloc(((size_t)n + 1) * sizeof *xadj, "dual graph");
+  int *adj = kit_malloc(((size_t)n * 4 + 1) * sizeof *adj, "dual graph");
   xadj[0] = 0;
   for (int c = 0; c < n; ++c) {
-    idx_t e = xadj[c];
+    int e = xadj[c];
     for (int f = 0; f < 4; ++f)
       if (m->nbr[4 * (size_t)c + f] >= 0) adj[e++] = m->nbr[4 * (size_t)c + f];
     xadj[c + 1] = e;
   }
-  idx_t nv = n, ncon = 1, np = nparts, cut = 0, opt[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(opt);
-  opt[METIS_OPTION_SEED] = 1; /* the same partition on every run */
-  opt[METIS_OPTION_NUMBERING] = 0;
-  const int rc = METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL, NULL, &np, NULL, NULL, opt, &cut, where);
-  for (int c = 0; c < n; ++c) part[c] = (int)where[c];
+  const kit_graph g = {n, xadj, adj, NULL};
+  const int rc = kit_graph_part(&g, nparts <= 1 ? 1 : nparts, 1, part, NULL, err, errlen);
   free(xadj);
   free(adj);
-  free(where);
-  if (rc != METIS_OK) {
-    snprintf(err, errlen, "METIS_PartGraphKway failed (%d) for %d parts of %d cells", rc, nparts, n);
-    return -1;
-  }
-  return 0;
+  return rc;
 }
 
 /* (peer, global cell) pairs, sorted and made unique. */

@@ -2,7 +2,9 @@
 // the Lennard-Jones pair function (analytic values, the shift, Newton's third law, F = -dV/dr),
 // cell binning at the box faces, the internal/frontier/external classification and the
 // connection matrix of Bernaschi Sec. 3.2.1, the binary search of the cell array, the --input
-// reader's line numbers, and migration across the periodic faces (Sec. 3.2.2).
+// reader's line numbers, and migration across the periodic faces (Sec. 3.2.2); irregular
+// domains: the tiling of a hand-made owner map with empty cells, the wall reflection rule
+// (walls.h) on hand-computed cases, and the kit's METIS wrapper on a graph with one obvious cut.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,8 +16,10 @@
 
 #include "exchange.h"
 #include "frontier.h"
+#include "kit/graph_part.h"
 #include "lj.h"
 #include "particles.h"
+#include "walls.h"
 
 namespace {
 double V(double r) { return 4.0 * (std::pow(r, -12) - std::pow(r, -6)); }  // written out again
@@ -462,4 +466,140 @@ TEST(particles, InputErrorsNameTheLine) {
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 8 0 0 0\n").rfind("line 4: particle 1: z = 8 is outside", 0), 0u);
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n"), "line 4: expected 2 particles, the file ends after 1");
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 nan\n").rfind("line 4:", 0), 0u);
+}
+
+// An irregular domain of 5 x 3 x 1 cells (z: one layer, so z +- 1 is beyond the grid), owner
+// map by rows y = 0, 1, 2 (x fastest; -1 empty):
+//    0  0  1  1 -1
+//    0  0  1  1 -1
+//   -1 -1 -1  1 -1
+// Rank 0 owns the 2 x 2 block: (1, 0) and (1, 1) touch rank 1's cells, frontier; (0, 0) and
+// (0, 1) touch only its own cells and empty ones, internal (an empty neighbour needs no data).
+// Its shell is the 4 x 4 x 3 box around the block, 44 cells: 2 of rank 1's, 42 empty ones
+// (walls: ext_conn -1). One connection, rank 1, no shift. Rank 1: (2, 0) and (2, 1) frontier,
+// (3, 0), (3, 1), (3, 2) internal.
+TEST(particles, ClassifyIrregularOwnerMap) {
+  const int nc[3] = {5, 3, 1};
+  const int owner[15] = {0, 0, 1, 1, -1, 0, 0, 1, 1, -1, -1, -1, -1, 1, -1};
+  pt_decomp d;
+  pt_decomp_build_owned(&d, nc, owner, 0);
+  EXPECT_EQ(d.first[1] - d.first[0], 2);
+  EXPECT_EQ(d.first[2] - d.first[1], 2);
+  EXPECT_EQ(d.ncells - d.first[2], 44);
+  EXPECT_EQ(d.nwall, 42);
+  ASSERT_EQ(d.nconn, 1);
+  EXPECT_EQ(d.conn[0].rank, 1);
+  EXPECT_EQ(d.conn[0].shift[0] | d.conn[0].shift[1] | d.conn[0].shift[2], 0);
+  EXPECT_EQ(d.nbr_ranks, 1);
+  auto lid_of = [&](int x, int y, int z) {
+    const int c[3] = {x, y, z};
+    return pt_lookup(&d, pt_gid(nc, c));
+  };
+  EXPECT_EQ(pt_group(&d, lid_of(0, 0, 0)), PT_INTERNAL);
+  EXPECT_EQ(pt_group(&d, lid_of(0, 1, 0)), PT_INTERNAL);
+  EXPECT_EQ(pt_group(&d, lid_of(1, 0, 0)), PT_FRONTIER);
+  EXPECT_EQ(pt_group(&d, lid_of(1, 1, 0)), PT_FRONTIER);
+  for (int f = 0; f < 2; ++f) {
+    ASSERT_EQ(d.conn_start[f + 1] - d.conn_start[f], 1);
+    EXPECT_EQ(d.conn_list[d.conn_start[f]], 0);
+  }
+  EXPECT_EQ(d.ext_conn[lid_of(2, 0, 0) - d.first[2]], 0);
+  EXPECT_EQ(d.ext_conn[lid_of(2, 1, 0) - d.first[2]], 0);
+  EXPECT_EQ(d.ext_conn[lid_of(2, 2, 0) - d.first[2]], -1); /* empty */
+  EXPECT_EQ(d.ext_conn[lid_of(-1, 0, 0) - d.first[2]], -1); /* beyond the grid */
+  EXPECT_EQ(d.ext_conn[lid_of(0, 0, 1) - d.first[2]], -1);
+  // Every owned cell has its 27 neighbours, walls included.
+  for (int l = 0; l < d.first[2]; ++l)
+    for (int m = 0; m < 27; ++m) EXPECT_GE(d.nbr[27 * l + m], 0);
+  pt_decomp_free(&d);
+  pt_decomp_build_owned(&d, nc, owner, 1);
+  EXPECT_EQ(d.first[1] - d.first[0], 3);
+  EXPECT_EQ(d.first[2] - d.first[1], 2);
+  ASSERT_EQ(d.nconn, 1);
+  EXPECT_EQ(d.conn[0].rank, 0);
+  EXPECT_EQ(d.ncells - d.first[2] - d.nwall, 2);
+  EXPECT_EQ(pt_group(&d, lid_of(3, 2, 0)), PT_INTERNAL);
+  EXPECT_EQ(pt_group(&d, lid_of(2, 1, 0)), PT_FRONTIER);
+  EXPECT_LT(lid_of(1, 3, 0), 0); /* touches no cell of rank 1: not in its tiling */
+  pt_decomp_free(&d);
+}
+
+// walls.h on a 3 x 2 x 1 grid of unit voxels, (2, 0) and (2, 1) closed, (1, 1) closed:
+//   y = 1:  1 0 0
+//   y = 0:  1 1 0
+TEST(particles, WallReflectionRule) {
+  const unsigned char mask[6] = {1, 1, 0, 1, 0, 0};
+  const pt_walls w = {{3, 2, 1}, 1.0, 1.0, {3.0, 2.0, 1.0}, mask};
+  {  // into closed (2, 0): mirrored across x = 2, vx flips
+    double x0[3] = {1.9, 0.5, 0.5}, x[3] = {2.1, 0.5, 0.5}, v[3] = {2.0, 1.0, -1.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), 1);
+    EXPECT_DOUBLE_EQ(x[0], 4.0 - 2.1);
+    EXPECT_EQ(x[1], 0.5);
+    EXPECT_EQ(v[0], -2.0);
+    EXPECT_EQ(v[1], 1.0);
+    EXPECT_EQ(v[2], -1.0);
+  }
+  {  // within open voxels: untouched
+    double x0[3] = {0.9, 0.5, 0.5}, x[3] = {1.1, 0.5, 0.5}, v[3] = {2.0, 0.0, 0.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), 0);
+    EXPECT_EQ(x[0], 1.1);
+    EXPECT_EQ(v[0], 2.0);
+  }
+  {  // out of the grid through z = 0 (below) and y = 2 (above): the grid's faces are walls
+    double x0[3] = {0.5, 1.9, 0.05}, x[3] = {0.5, 2.1, -0.05}, v[3] = {0.0, 2.0, -1.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), 1);
+    EXPECT_DOUBLE_EQ(x[1], 1.9);
+    EXPECT_DOUBLE_EQ(x[2], 0.05);
+    EXPECT_EQ(v[1], -2.0);
+    EXPECT_EQ(v[2], 1.0);
+  }
+  {  // diagonally into closed (1, 1): both crossed faces mirror (a corner reflection)
+    double x0[3] = {0.9, 0.9, 0.5}, x[3] = {1.1, 1.1, 0.5}, v[3] = {1.0, 1.0, 0.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), 1);
+    EXPECT_DOUBLE_EQ(x[0], 0.9);
+    EXPECT_DOUBLE_EQ(x[1], 0.9);
+    EXPECT_EQ(v[0], -1.0);
+    EXPECT_EQ(v[1], -1.0);
+  }
+  {  // landing exactly on the face x = 2: the mirror image is the face, stepped back inside
+    double x0[3] = {1.5, 0.5, 0.5}, x[3] = {2.0, 0.5, 0.5}, v[3] = {1.0, 0.0, 0.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), 1);
+    EXPECT_LT(x[0], 2.0);
+    EXPECT_GT(x[0], 1.999999);
+    EXPECT_EQ(v[0], -1.0);
+  }
+  {  // more than one voxel in a step: refused
+    double x0[3] = {0.5, 0.5, 0.5}, x[3] = {2.5, 0.5, 0.5}, v[3] = {9.0, 0.0, 0.0};
+    EXPECT_EQ(pt_wall_reflect(&w, x0, x, v), -1);
+  }
+  const double in[3] = {0.5, 1.5, 0.5}, out[3] = {1.5, 1.5, 0.5};
+  EXPECT_EQ(pt_in_open_voxel(&w, in), 1);
+  EXPECT_EQ(pt_in_open_voxel(&w, out), 0);
+}
+
+// Two 4-cliques joined by one edge: two parts put each clique in its own part, cut 1; the
+// same call gives the same parts; one part needs no METIS; zero parts is refused.
+TEST(particles, GraphPartTwoCliques) {
+  std::vector<int> xadj{0}, adj;
+  for (int v = 0; v < 8; ++v) {
+    for (int u = 0; u < 8; ++u)
+      if (u != v && u / 4 == v / 4) adj.push_back(u);
+    if (v == 3) adj.push_back(4);
+    if (v == 4) adj.push_back(3);
+    xadj.push_back((int)adj.size());
+  }
+  const kit_graph g = {8, xadj.data(), adj.data(), nullptr};
+  std::vector<int> part(8, -1), again(8, -1);
+  long long cut = -1;
+  char err[200] = "";
+  ASSERT_EQ(kit_graph_part(&g, 2, 1, part.data(), &cut, err, sizeof err), 0) << err;
+  EXPECT_EQ(cut, 1);
+  for (int v = 0; v < 8; ++v) EXPECT_EQ(part[v], part[v / 4 * 4]);
+  EXPECT_NE(part[0], part[4]);
+  ASSERT_EQ(kit_graph_part(&g, 2, 1, again.data(), nullptr, err, sizeof err), 0);
+  EXPECT_EQ(part, again);
+  ASSERT_EQ(kit_graph_part(&g, 1, 1, part.data(), &cut, err, sizeof err), 0);
+  for (int v = 0; v < 8; ++v) EXPECT_EQ(part[v], 0);
+  EXPECT_EQ(kit_graph_part(&g, 0, 1, part.data(), &cut, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("0 parts"), std::string::npos);
 }

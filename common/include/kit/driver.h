@@ -86,6 +86,15 @@ double kit_median_time(void *state, kit_step_fn step, int steps);
 /* GPUs each process of a multi-thread run drives: --gpus (`requested` > 0) or every
  * visible one, at most `max`; the same on every rank, or a usage line and -1 (collective). */
 int kit_mt_gpus(const kit_env *env, const char *app, int requested, int max);
+/* The GPUs this rank drives, once the no-GPU skip has passed (collective). multi-thread
+ * (`mt_max` > 0): kit_mt_gpus' count, with the MPI thread level its threads need
+ * (`mt_thread_level`: MPI_THREAD_FUNNELED when only the main thread calls MPI,
+ * MPI_THREAD_MULTIPLE when the end GPUs' threads do) checked over several ranks, and device 0
+ * selected; another GPU variant: one GPU, spread over `requested` (--gpus) devices or all;
+ * cpu (`needs_gpu` 0): none. Returns the GPUs per rank and sets *total (kit_distinct_gpus),
+ * or -1 after a usage line. */
+int kit_choose_gpus(kit_env *env, const char *app, int needs_gpu, int mt_max, int mt_thread_level,
+                    int requested, int *total);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks);
