@@ -216,20 +216,11 @@ int main(int argc, char **argv) {
   const int want_full = p.run.verify || p.dump_parents;
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
-  int gpus_per_rank = 0, gpus_total = 0;
-  if (strcmp(vn, "multi-thread") == 0) {
-    gpus_per_rank = kit_mt_gpus(&env, "bfs", p.run.gpus, BFS_MT_MAX_GPUS);
-    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
-    /* Only thread 0 calls MPI, from inside the thread team. */
-    if (env.nranks > 1 && env.thread_level < MPI_THREAD_FUNNELED)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_FUNNELED");
-    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
-    kit_select_device(&env, 0);
-  } else if (v->needs_gpu) {
-    kit_select_device(&env, p.run.gpus);
-    gpus_per_rank = 1;
-    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
-  }
+  /* (Only thread 0 calls MPI, from inside the thread team: MPI_THREAD_FUNNELED.) */
+  int gpus_total = 0;
+  const int gpus_per_rank = kit_choose_gpus(&env, "bfs", v->needs_gpu, strcmp(vn, "multi-thread") == 0 ? BFS_MT_MAX_GPUS : 0,
+                                            MPI_THREAD_FUNNELED, p.run.gpus, &gpus_total);
+  if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
   {
     /* Per rank: its edge slice, kernel 1's buffers and CSR (about 110 bytes per input edge
      * over the ranks) and the per-vertex search state; rank 0 also holds the whole edge list,

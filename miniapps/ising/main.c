@@ -182,24 +182,19 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 3; ++i) p.w[i] = exp(-4.0 * (i + 1) / p.temp);
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
-  int gpus_per_rank = 0, gpus_total = 0;
-  if (v == find_variant("multi-thread")) {
-    gpus_per_rank = kit_mt_gpus(&env, "ising", p.run.gpus, ISING_MT_MAX_GPUS);
-    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
-    if (planes / granule < env.nranks * gpus_per_rank)
-      return kit_finalize(kit_usage_error(&env,
-          "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes, granule,
-          env.nranks, gpus_per_rank));
-    /* The end GPUs' threads both call MPI (periodic: also on one rank). */
-    if (env.thread_level < MPI_THREAD_MULTIPLE)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
-    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
-    kit_select_device(&env, 0);
-  } else if (v->needs_gpu) {
-    kit_select_device(&env, p.run.gpus);
-    gpus_per_rank = 1;
-    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
-  }
+  const int is_mt = v == find_variant("multi-thread");
+  /* The end GPUs' threads both call MPI (periodic: also on one rank, which
+   * kit_choose_gpus does not check). */
+  if (is_mt && env.thread_level < MPI_THREAD_MULTIPLE)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
+  int gpus_total = 0;
+  const int gpus_per_rank = kit_choose_gpus(&env, "ising", v->needs_gpu, is_mt ? ISING_MT_MAX_GPUS : 0,
+                                            MPI_THREAD_MULTIPLE, p.run.gpus, &gpus_total);
+  if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+  if (is_mt && planes / granule < env.nranks * gpus_per_rank)
+    return kit_finalize(kit_usage_error(&env,
+        "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes, granule,
+        env.nranks, gpus_per_rank));
 
   /* This rank's slab: whole granules (pairs of slices for sliced). */
   const kit_block part = kit_block_split(planes / granule, env.nranks, env.rank);

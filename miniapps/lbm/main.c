@@ -280,23 +280,16 @@ int main(int argc, char **argv) {
   }
 
   /* GPUs: one per rank, or (multi-thread) every GPU the process may use. */
-  int gpus_per_rank = 0, gpus_total = 0;
-  if (v == find_variant("multi-thread")) {
-    gpus_per_rank = kit_mt_gpus(&env, "lbm", p.run.gpus, LBM_MT_MAX_GPUS);
-    if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
-    if (p.size[2] < env.nranks * gpus_per_rank)
-      return kit_finalize(kit_usage_error(&env,
-          "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
-          p.size[2], env.nranks, gpus_per_rank));
-    if (env.nranks > 1 && env.thread_level < MPI_THREAD_MULTIPLE)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE");
-    gpus_total = kit_distinct_gpus(&env, gpus_per_rank, 0);
-    kit_select_device(&env, 0);
-  } else if (v->needs_gpu) {
-    kit_select_device(&env, p.run.gpus);
-    gpus_per_rank = 1;
-    gpus_total = kit_distinct_gpus(&env, 1, p.run.gpus);
-  }
+  /* (The end GPUs' threads call MPI themselves: MPI_THREAD_MULTIPLE.) */
+  const int is_mt = v == find_variant("multi-thread");
+  int gpus_total = 0;
+  const int gpus_per_rank = kit_choose_gpus(&env, "lbm", v->needs_gpu, is_mt ? LBM_MT_MAX_GPUS : 0,
+                                            MPI_THREAD_MULTIPLE, p.run.gpus, &gpus_total);
+  if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
+  if (is_mt && p.size[2] < env.nranks * gpus_per_rank)
+    return kit_finalize(kit_usage_error(&env,
+        "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
+        p.size[2], env.nranks, gpus_per_rank));
   const int is_hybrid = v == find_variant("hybrid");
   const double host_bw = !v->needs_gpu || is_hybrid ? kit_host_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
   const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, p.run.measure_ceilings) : 0.0;
