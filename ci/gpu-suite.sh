@@ -5,8 +5,9 @@
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
-# tetfv-hybrid; bfs: labs/scripts/bfs_sweep.sh as bfs-single;
-# particles: labs/scripts/particles_sweep.sh as particles-single; `sanitize`: compute-sanitizer
+# tetfv-hybrid tetfv-dual; bfs: labs/scripts/bfs_sweep.sh as bfs-single bfs-large bfs-dual;
+# particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
+# lbm also lbm-halo; `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
 # KIT_CTEST_LABELS=smoke at least), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)

@@ -4,6 +4,9 @@
 #   single : one GPU, scale 22, 8 roots: every variant; naive with the per-edge kernel too
 #   large  : one GPU, scale 24 (16.8 M vertices, 268 M edges), 8 roots: two-stream and
 #            multi-thread, each search validated as at every size
+#   dual   : two GPUs (2 ranks, a 1 x 2 grid), scale 24: two-stream with --transfer list,
+#            bitmap and auto, and multi-thread --gpus 2 (issue 7; not run yet: no two-GPU
+#            machine has been lent)
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,9 +19,12 @@ case $mode in
   large)
     run "$bin" --variant two-stream --scale 24 --roots 8
     run "$bin" --variant multi-thread --gpus 1 --scale 24 --roots 8 ;;
+  dual)
+    for t in list bitmap auto; do run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale 24 --roots 8 --transfer $t; done
+    run "$bin" --variant multi-thread --gpus 2 --scale 24 --roots 8 ;;
   cpu)
     for np in 1 2 4; do
       OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8
     done ;;
-  *) echo "usage: bfs_sweep.sh single|large|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: bfs_sweep.sh single|large|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

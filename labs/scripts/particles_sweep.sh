@@ -5,6 +5,9 @@
 #   single : one GPU, 48^3 fcc cells (442,368 atoms), 100 steps: every variant and cpu
 #   large  : one GPU, 100^3 fcc cells (4,000,000 atoms, issue 6's size), 100 steps: the GPU
 #            variants that drive one GPU from one rank
+#   dual   : two GPUs, weak scaling of the periodic box: 64^3 cells (1.05 M atoms) on one
+#            GPU, 128 x 64 x 64 on two ranks (--ranks 2,1,1), naive and two-stream (issue 6;
+#            not run yet: no two-GPU machine has been lent)
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,8 +19,13 @@ case $mode in
   large)
     for v in two-stream naive; do run "$bin" --variant $v --cells 100 --iters 100 --reps 3; done
     run "$bin" --variant multi-thread --gpus 1 --cells 100 --iters 100 --reps 3 ;;
+  dual)
+    run "$bin" --variant two-stream --cells 64 --iters 100 --reps 3
+    for v in naive two-stream; do
+      run "$here/mpirun.sh" 2 "$bin" --variant $v --cells 128,64,64 --ranks 2,1,1 --iters 100 --reps 3
+    done ;;
   cpu)
     run "$bin" --variant cpu --cells 10 --iters 50 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --cells 10 --iters 50 --reps 3 ;;
-  *) echo "usage: particles_sweep.sh single|large|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: particles_sweep.sh single|large|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

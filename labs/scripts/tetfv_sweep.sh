@@ -5,6 +5,9 @@
 #   single : one GPU, box:150 (20.25 M cells, Paper III's size class): naive, two-stream,
 #            hybrid auto, multi-thread; two-stream on the shuffled mesh without and with RCM
 #   hybrid : one GPU, box:150, the CPU-fraction sweep 0..5% and auto (Paper III Table 1)
+#   dual   : two GPUs, strong scaling of box:150: two-stream on 1 GPU, then naive and
+#            two-stream on 2 ranks and multi-thread --gpus 2 (issue 5; not run yet: no
+#            two-GPU machine has been lent)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,8 +24,12 @@ case $mode in
     run "$bin" --variant two-stream --mesh box:100 --iters 50 --reps 3 --skip-oracle --shuffle --reorder none ;;
   hybrid)
     for f in 0 0.01 0.02 0.05 auto; do run "$bin" --variant hybrid --cpu-fraction $f $big --reorder none; done ;;
+  dual)
+    run "$bin" --variant two-stream $big --reorder none
+    for v in naive two-stream; do run "$here/mpirun.sh" 2 "$bin" --variant $v $big --reorder none; done
+    run "$bin" --variant multi-thread --gpus 2 $big --reorder none ;;
   cpu)
     run "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3 ;;
-  *) echo "usage: tetfv_sweep.sh single|hybrid|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: tetfv_sweep.sh single|hybrid|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac
