@@ -69,26 +69,28 @@ __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *sp
 
 /* Sliced with LX % 8 == 0: one block per (segment of ISING_SEG positions, sample), walking
  * through the launch's slices (sliced_groups.h has the schedule and why). Every thread runs
- * every iteration: the barriers need them all. */
-__global__ void __launch_bounds__(ISING_SEG) ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, int8_t *spin,
-                                                                            const uint8_t *__restrict__ coupling,
-                                                                            ising_stream st) {
+ * every iteration: the barrier and the warp's vote need them all.
+ * __launch_bounds__(ISING_SEG, 8): at most 32 registers, so 8 blocks (64 warps, the most an
+ * SM holds) fit an SM; the first version used 47, 5 blocks, 62.5% occupancy. At L = 512 the
+ * 1024 blocks of a launch then fit in one wave of 132 x 8 = 1056 (with 5 per SM they made
+ * 1.55 waves: the last 0.55 ran on a partly empty machine). ptxas: no spills (README). */
+__global__ void __launch_bounds__(ISING_SEG, 8)
+    ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, int8_t *spin, const uint8_t *__restrict__ coupling,
+                                   ising_stream st, int k0) {
   __shared__ ising_stream_shared sh;
-  const uint32_t seg0 = blockIdx.x * (uint32_t)ISING_SEG;
-  for (int k = (int)blockIdx.y; k < b.samples; k += (int)gridDim.y) {
-    ising_stream_thread th;
-    /* No barrier needed before begin: it writes only the marks, which the previous sample
-     * last touched before its last barrier; that sample's last reads of the words come
-     * before the barrier after begin. */
-    ising_stream_begin(&b, &st, &sh, &th, seg0, (int)threadIdx.x);
+  /* One sample per block (blockIdx.y; the launcher launches again past the grid's y limit):
+   * with a loop over samples here ptxas kept the per-thread set-up across it and spilled it. */
+  const int k = k0 + (int)blockIdx.y;
+  ising_stream_thread th;
+  ising_stream_begin(&b, &st, &sh, &th, blockIdx.x * (uint32_t)ISING_SEG, (int)threadIdx.x, k);
+  __syncthreads();
+  const int iterations = ising_stream_iterations(&st);
+  for (int it = 0; it < iterations; ++it) {
+    /* The three phases use different ring slots: no barrier between them (sliced_groups.h). */
+    ising_stream_look(&b, &st, &sh, &th, it, spin, coupling, k);
+    ising_stream_draw(&r, &b, &st, &sh, &th, it, k);
+    ising_stream_update(&r, &b, &st, &sh, &th, it, spin, k);
     __syncthreads();
-    for (int it = 0; it < st.count + 3; ++it) {
-      ising_stream_look(&b, &st, &sh, &th, it, spin, coupling, k);
-      __syncthreads();
-      ising_stream_draw(&r, &b, &st, &sh, &th, it, k);
-      __syncthreads();
-      ising_stream_update(&r, &b, &st, &sh, &th, it, spin, k);
-    }
   }
 }
 
@@ -105,10 +107,12 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
   if (planes.count <= 0) return;
   if (ising_grouped(b, planes)) {
     /* The driver's message-size rule keeps a part below 2^31 sites. */
-    const dim3 grid((unsigned)((b->part_sites + ISING_SEG - 1) / ISING_SEG),
-                    (unsigned)(b->samples < 65535 ? b->samples : 65535));
-    ising_half_sweep_sliced_kernel<<<grid, ISING_SEG, 0, stream>>>(*b, *r, spin, coupling,
-                                                                   ising_stream_of(b, planes, colour, t));
+    const unsigned gx = (unsigned)((b->part_sites + ISING_SEG - 1) / ISING_SEG);
+    const ising_stream st = ising_stream_of(b, planes, colour, t);
+    for (int k0 = 0; k0 < b->samples; k0 += 65535) {
+      const int ks = b->samples - k0 < 65535 ? b->samples - k0 : 65535; /* the grid's y limit */
+      ising_half_sweep_sliced_kernel<<<dim3(gx, (unsigned)ks), ISING_SEG, 0, stream>>>(*b, *r, spin, coupling, st, k0);
+    }
     KIT_CUDA_CHECK(cudaGetLastError());
     return;
   }

@@ -56,18 +56,30 @@ std::vector<ising_planes> launches(const ising_plan &pl) {
   return out;
 }
 
-// One launch of the grouped kernel, every block and thread in turn, with the kernel's
-// barriers between the phases. Shared memory starts as garbage, as on the device.
+// One launch of the grouped kernel, every block and thread in turn, with the kernel's one
+// barrier at the end of each iteration. Within an iteration the kernel's threads run in any
+// interleaving, so two are emulated: phase by phase (every look, every draw, every update)
+// and thread by thread in reverse order (a thread's look, draw and update, from the last thread
+// to the first); a phase that read what another thread writes in the same iteration would
+// make the two differ. Shared memory starts as garbage, as on the device.
 void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin, const uint8_t *coupling,
-                        ising_planes pl, int colour, uint32_t t) {
+                        ising_planes pl, int colour, uint32_t t, bool by_thread) {
   const ising_stream st = ising_stream_of(&b, pl, colour, t);
   std::vector<ising_stream_thread> th(ISING_SEG);
   ising_stream_shared sh;
   for (int k = 0; k < b.samples; ++k)
     for (uint32_t seg0 = 0; seg0 < b.part_sites; seg0 += ISING_SEG) {
       std::memset(&sh, 0xa5, sizeof sh);
-      for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &sh, &th[tid], seg0, tid);
-      for (int it = 0; it < st.count + 3; ++it) {
+      for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &sh, &th[tid], seg0, tid, k);
+      for (int it = 0; it < ising_stream_iterations(&st); ++it) {
+        if (by_thread) {
+          for (int tid = ISING_SEG - 1; tid >= 0; --tid) {
+            ising_stream_look(&b, &st, &sh, &th[tid], it, spin, coupling, k);
+            ising_stream_draw(&r, &b, &st, &sh, &th[tid], it, k);
+            ising_stream_update(&r, &b, &st, &sh, &th[tid], it, spin, k);
+          }
+          continue;
+        }
         for (auto &x : th) ising_stream_look(&b, &st, &sh, &x, it, spin, coupling, k);
         for (auto &x : th) ising_stream_draw(&r, &b, &st, &sh, &x, it, k);
         for (auto &x : th) ising_stream_update(&r, &b, &st, &sh, &x, it, spin, k);
@@ -126,10 +138,10 @@ TEST(IsingSlicedGroups, EverySiteOnceAndTheContractsGroups) {
             ising_stream_shared shm;
             std::memset(&shm, 0, sizeof shm);
             std::vector<ising_stream_thread> th(ISING_SEG);
-            for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &shm, &th[tid], seg0, tid);
+            for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &shm, &th[tid], seg0, tid, 0);
             std::map<std::pair<int, int>, uint32_t> drawn;              // (base, group) -> its word-0 site
             std::map<std::pair<int, int>, std::set<uint32_t>> readers;  // (base, group) -> sites reading it
-            for (int it = 0; it < st.count + 3; ++it) {
+            for (int it = 0; it < ising_stream_iterations(&st); ++it) {
               for (int tid = 0; tid < ISING_SEG; ++tid) {
                 const ising_stream_thread &t = th[tid];
                 const uint32_t pos = seg0 + tid;
@@ -142,11 +154,11 @@ TEST(IsingSlicedGroups, EverySiteOnceAndTheContractsGroups) {
                 const uint32_t s = ising_site(&r, x, y, z);
                 ASSERT_EQ((x + y + z) % 2, c);
                 ++visits[s];
-                ASSERT_EQ(t.e, (int)((s >> 1) & 3)) << tag(sh) << " s=" << s;
-                readers[{it - t.e, t.gl}].insert(s);
+                ASSERT_EQ(ising_stream_e(t.tid), (int)((s >> 1) & 3)) << tag(sh) << " s=" << s;
+                readers[{it - ising_stream_e(t.tid), ising_stream_gl(t.tid)}].insert(s);
               }
               for (int tid = 0; tid < ISING_SEG_GROUPS; ++tid)
-                if (th[tid].group) drawn[{it - 3, tid}] = ising_stream_group_site(&r, &b, &th[tid]);
+                if (th[tid].group) drawn[{it - ISING_DRAW_LAG, tid}] = ising_stream_group_site(&r, &b, &th[tid]);
               // The draw phase as the kernel runs it (no marks set, so it only moves on).
               for (auto &t : th) ising_stream_draw(&r, &b, &st, &shm, &t, it, 0);
             }
@@ -191,13 +203,14 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
     const ising_rules r = ising_rules_of(&p);
     const std::vector<ising_block> bs = slabs(p, sh.ranks);
     const int R = (int)bs.size();
-    std::vector<std::vector<int8_t>> host(R), grouped(R);
+    std::vector<std::vector<int8_t>> host(R), grouped(R), by_thread(R);
     std::vector<std::vector<uint8_t>> coupling(R);
     for (int i = 0; i < R; ++i) {
       host[i].resize((size_t)(bs[i].n + 2) * bs[i].plane_stride);
       coupling[i].resize((size_t)bs[i].n * bs[i].plane_stride);
       ising_fill(&p, &bs[i], host[i].data(), coupling[i].data(), 1);
       grouped[i] = host[i];
+      by_thread[i] = host[i];
     }
     const std::vector<std::vector<int8_t>> start = host;
     // Ghost parts from the neighbours (periodic), as every variant's exchange delivers them.
@@ -218,16 +231,38 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
         for (int i = 0; i < R; ++i)
           for (ising_planes pl : launches(ising_make_plan(&bs[i], c))) {
             ising_sweep_host(&p, &bs[i], host[i].data(), coupling[i].data(), c, t, pl, 1);
-            grouped_half_sweep(r, bs[i], grouped[i].data(), coupling[i].data(), pl, c, t);
+            grouped_half_sweep(r, bs[i], grouped[i].data(), coupling[i].data(), pl, c, t, false);
+            grouped_half_sweep(r, bs[i], by_thread[i].data(), coupling[i].data(), pl, c, t, true);
           }
         exchange(host, c);
         exchange(grouped, c);
+        exchange(by_thread, c);
       }
-      for (int i = 0; i < R; ++i) ASSERT_EQ(host[i], grouped[i]) << tag(sh) << " rank " << i << " sweep " << t;
+      for (int i = 0; i < R; ++i) {
+        ASSERT_EQ(host[i], grouped[i]) << tag(sh) << " rank " << i << " sweep " << t;
+        ASSERT_EQ(host[i], by_thread[i]) << tag(sh) << " rank " << i << " sweep " << t << " (thread by thread)";
+      }
     }
     size_t changed = 0;
     for (int i = 0; i < R; ++i)
       for (size_t q = 0; q < host[i].size(); ++q) changed += host[i][q] != start[i][q];
     EXPECT_GT(changed, 0u) << tag(sh);
   }
+}
+
+// The kernel's dE from sign bits and a popcount against 2 s h with ising_field, the host
+// sweep's: all 2 x 64 x 64 spins, coupling bytes and neighbourhoods.
+TEST(IsingSlicedGroups, DeltaEFromSignBitsIsTheFields) {
+  for (int s = -1; s <= 1; s += 2)
+    for (int j = 0; j < 64; ++j)
+      for (int n = 0; n < 64; ++n) {
+        int8_t v[6];
+        for (int q = 0; q < 6; ++q) v[q] = (n >> q & 1) ? -1 : 1;
+        const int want = 2 * s * ising_field((uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]);
+        ASSERT_EQ(ising_dE_bits((int8_t)s, (uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]), want)
+            << "s=" << s << " j=" << j << " n=" << n;
+        const uint32_t code = ising_stream_code((int8_t)s, want);
+        ASSERT_EQ(code & 4u ? -1 : 1, s);
+        ASSERT_EQ(4 * (int)(code & 3u), want > 0 ? want : 0);
+      }
 }
