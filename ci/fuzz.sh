@@ -2,8 +2,10 @@
 # fuzz.sh [SECONDS]: fuzz every reader of outside input with libFuzzer (clang's
 # -fsanitize=fuzzer with AddressSanitizer and UBSan) for SECONDS each (default 60).
 # Today: the command-line parser, the checkpoint reader, bfs's graph readers, tetfv's gmsh
-# reader with its geometry checks, and particles' --input reader (tests/fuzz/fuzz_*.c);
-# KIT_FUZZ_HARNESSES="msh particles_input" picks some. New corpus entries stay in
+# reader with its geometry checks, particles' --input reader and its --domain voxel-mask
+# reader with the setup after it (tests/fuzz/fuzz_*.c); KIT_FUZZ_HARNESSES="msh
+# particles_input" picks some. One input running over 10 s counts as a hang (a timeout-*
+# artifact), one asking for over 2 GB as a crash (oom-*). New corpus entries stay in
 # build-fuzz/; a crashing input is copied into tests/fuzz/regressions/, which the ordinary
 # test suite replays (tests/CMakeLists.txt, fuzz_replay_*).
 set -eu
@@ -22,9 +24,10 @@ sources() {
     bfs_graph) echo "-Iminiapps/bfs miniapps/bfs/graph_io.c miniapps/bfs/generate.c common/src/check.c" ;;
     msh) echo "-Iminiapps/tetfv miniapps/tetfv/msh_io.c miniapps/tetfv/mesh.c common/src/check.c" ;;
     particles_input) echo "-Iminiapps/particles miniapps/particles/init.c miniapps/particles/cells.c common/src/check.c common/src/slab.c" ;;
+    particles_mask) echo "$(sources particles_input) miniapps/particles/geometry.c common/src/graph_part.c -lmetis" ;;
   esac
 }
-for h in ${KIT_FUZZ_HARNESSES:-options checkpoint bfs_graph msh particles_input}; do
+for h in ${KIT_FUZZ_HARNESSES:-options checkpoint bfs_graph msh particles_input particles_mask}; do
   # shellcheck disable=SC2046
   clang $flags tests/fuzz/fuzz_$h.c $(sources $h) $mpi -lm -o build-fuzz/fuzz_$h
   mkdir -p build-fuzz/corpus_$h build-fuzz/crash_$h
@@ -33,11 +36,12 @@ for h in ${KIT_FUZZ_HARNESSES:-options checkpoint bfs_graph msh particles_input}
     bfs_graph) seeds=tests/bfs/data ;;
     msh) seeds=tests/tetfv/data ;;
     particles_input) seeds=tests/particles/inputs ;;
+    particles_mask) seeds=tests/particles/inputs/masks ;;
     *) seeds=tests/fuzz/corpus/$h ;;
   esac
   cp -n "$seeds"/* build-fuzz/corpus_$h/ 2>/dev/null || true
   set +e
-  build-fuzz/fuzz_$h -max_total_time="$secs" -print_final_stats=1 -artifact_prefix=build-fuzz/crash_$h/ \
+  build-fuzz/fuzz_$h -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build-fuzz/crash_$h/ \
     build-fuzz/corpus_$h 2>&1 | tee build-fuzz/fuzz_$h.log | grep -E "^stat::number_of_executed_units|^stat::new_units_added|Done|ERROR|SUMMARY"
   rc=${PIPESTATUS[0]}
   set -e

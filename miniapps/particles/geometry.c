@@ -196,6 +196,7 @@ static long long cell_index(const int nc[3], const int c[3]) {
 
 int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
   const double a = cbrt(4.0 / p->density);
+  double lattice = 4.0; /* sites of the lattice over the box */
   for (int k = 0; k < 3; ++k) {
     p->box[k] = g->nv[k] * g->h;
     /* Whole fcc unit cells that fit (the tube's voxels are unit cells: nv of them). */
@@ -207,6 +208,16 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
       return -1;
     }
     p->cells[k] = f > 1e6 ? 1000000 : (int)f;
+    lattice *= f;
+  }
+  /* The lattice is scanned site by site: a voxel edge far above the lattice constant would
+   * make a few bytes of mask a scan of billions of sites (and int cell counts overflow). */
+  if (lattice > (double)PT_GEOM_MAX_SITES) {
+    snprintf(err, errlen,
+             "the domain of %.6g x %.6g x %.6g (voxel edge H = %g) holds a lattice of %.3g fcc sites at "
+             "density %g, more than %.3g",
+             p->box[0], p->box[1], p->box[2], g->h, lattice, p->density, (double)PT_GEOM_MAX_SITES);
+    return -1;
   }
   pt_derive_cells(p);
   for (int k = 0; k < 3; ++k)
@@ -215,6 +226,12 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
                p->rc, "xyz"[k], p -> box[k]);
       return -1;
     }
+  const double tiling = (double)p->nc[0] * p->nc[1] * p->nc[2];
+  if (tiling > PT_GEOM_MAX_CELLS) {
+    snprintf(err, errlen, "--rc: %g tiles the domain into %d x %d x %d cells, more than %d", p->rc, p->nc[0],
+             p->nc[1], p->nc[2], PT_GEOM_MAX_CELLS);
+    return -1;
+  }
   const pt_walls w = pt_walls_of(g, p->box);
   const long long total = 4LL * p->cells[0] * p->cells[1] * p->cells[2];
   long long n = 0;

@@ -34,9 +34,14 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen);
 /* The built-in branching tube on a grid of vox voxels of edge h: a trunk along x that splits
  * into two branches (a Y in the x-y plane), README.md gives the radii. */
 void pt_geom_tube(pt_geom *g, const int vox[3], double h);
+/* Limits of pt_geom_setup, which scans every site of the lattice over the box: a lattice of
+ * more sites, or a tiling of more cells (26 neighbours each must fit an int), is refused. */
+#define PT_GEOM_MAX_SITES 100000000LL
+#define PT_GEOM_MAX_CELLS (1 << 26)
 /* Derives the box (nv h), the fcc lattice over it (p->cells: unit cells of edge (4/rho)^(1/3)
  * that fit), the cells, the sites in open voxels (p->n) and the occupied cells; sets p->geom.
- * Returns 0, or -1 with the reason in err (fewer than 2 sites, no cell of side >= rc). */
+ * Returns 0, or -1 with the reason in err (fewer than 2 sites, no cell of side >= rc, a
+ * lattice or tiling above the limits). */
 int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen);
 /* The walls of g (walls.h) for a box of edges nv h. */
 pt_walls pt_walls_of(const pt_geom *g, const double box[3]);

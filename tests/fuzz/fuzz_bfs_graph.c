@@ -6,18 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "bfs.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
   const int mtx = size > 0 && (data[0] & 1);
-  snprintf(path, sizeof path, "/tmp/kit_fuzz_graph_%d.%s", (int)getpid(), mtx ? "mtx" : "el");
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_to_file(data, size, "graph", mtx ? "mtx" : "el", path, sizeof path) != 0) return 0;
   bfs_edges e;
   char err[256] = "";
   const int rc = bfs_read_graph(path, &e, err, sizeof err);

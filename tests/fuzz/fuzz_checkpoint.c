@@ -6,17 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "kit/checkpoint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
-  snprintf(path, sizeof path, "/tmp/kit_fuzz_ckpt_%d.bin", (int)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_to_file(data, size, "ckpt", "bin", path, sizeof path) != 0) return 0;
   const double ident[8] = {3, 2, 2, 0, 1.0 / 6.0, 1, 42, 0};
   double field[12];
   uint64_t step = 0;

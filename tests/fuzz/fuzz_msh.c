@@ -6,17 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "tetfv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
-  snprintf(path, sizeof path, "/tmp/kit_fuzz_msh_%d.msh", (int)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_to_file(data, size, "msh", "msh", path, sizeof path) != 0) return 0;
   tetfv_mesh m = {0};
   char err[512] = "";
   int rc = tetfv_read_msh(path, &m, err, sizeof err);

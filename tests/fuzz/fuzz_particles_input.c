@@ -7,17 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "particles.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
-  snprintf(path, sizeof path, "/tmp/kit_fuzz_particles_%d.txt", (int)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_to_file(data, size, "particles", "txt", path, sizeof path) != 0) return 0;
   long long n = 0;
   double box[3];
   char err[512] = "";
