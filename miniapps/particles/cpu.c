@@ -134,6 +134,7 @@ static void sort_by_cell(cpu_state *s, long long n, int c0, int c1, long long ba
           }
         }
       }
+  if (n == 0) return; /* the arrays may still be NULL (memcpy's UB, UBSan): no ghosts behind walls */
   memcpy(id, s->sid, (size_t)n * sizeof *id);
   memcpy(cell, s->scell, (size_t)n * sizeof *cell);
   memcpy(x, s->sx, (size_t)n * 3 * sizeof *x);
@@ -261,8 +262,10 @@ static void place_ghosts(cpu_state *s) {
   const pt_decomp *d = s->d;
   reserve(s, s->n + s->gn);
   s->ng = s->gn;
-  memcpy(s->id + s->n, s->gid, (size_t)s->gn * sizeof *s->id);
-  memcpy(s->x + 3 * s->n, s->gx, (size_t)s->gn * 3 * sizeof *s->x);
+  if (s->gn > 0) { /* no copies yet (walls all round): the arrays may be NULL */
+    memcpy(s->id + s->n, s->gid, (size_t)s->gn * sizeof *s->id);
+    memcpy(s->x + 3 * s->n, s->gx, (size_t)s->gn * 3 * sizeof *s->x);
+  }
   /* gcell is sorted, so the rows of the external cells are its runs. */
   long long g = 0;
   for (int c = d->first[2]; c < d->ncells; ++c) {
