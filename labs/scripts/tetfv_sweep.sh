@@ -6,7 +6,8 @@
 #            hybrid auto, multi-thread; two-stream on the shuffled mesh without and with RCM
 #   hybrid : one GPU, box:150, the CPU-fraction sweep 0..5% and auto (Paper III Table 1)
 #   dual   : two GPUs, strong scaling of box:150: two-stream on 1 GPU, then naive and
-#            two-stream on 2 ranks and multi-thread --gpus 2 (issue 5; not run yet: no
+#            two-stream on 2 ranks and multi-thread --gpus 2, and beside them the
+#            communication-free bound (--no-exchange, Paper III) (issue 5; not run yet: no
 #            two-GPU machine has been lent)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
@@ -27,7 +28,9 @@ case $mode in
   dual)
     run "$bin" --variant two-stream $big --reorder none
     for v in naive two-stream; do run "$here/mpirun.sh" 2 "$bin" --variant $v $big --reorder none; done
-    run "$bin" --variant multi-thread --gpus 2 $big --reorder none ;;
+    run "$bin" --variant multi-thread --gpus 2 $big --reorder none
+    run "$here/mpirun.sh" 2 "$bin" --variant two-stream $big --reorder none --no-exchange --no-verify
+    run "$bin" --variant multi-thread --gpus 2 $big --reorder none --no-exchange --no-verify ;;
   cpu)
     run "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3 ;;

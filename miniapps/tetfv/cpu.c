@@ -37,7 +37,7 @@ static void *cpu_setup(const tetfv_ctx *c) {
   const size_t n = (size_t)c->l->nown + c->l->nghost + 1;
   s->u = kit_malloc(n * sizeof(double), "tetfv field");
   s->un = kit_malloc(n * sizeof(double), "tetfv field");
-  tetfv_exchange_init(&s->x, c->l, 0);
+  tetfv_exchange_init(&s->x, c->l, 0, tetfv_exchange_off(c->p));
   init_state(s);
   return s;
 }

@@ -14,7 +14,9 @@
 
 #define TETFV_TAG 5151
 
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned) {
+int tetfv_exchange_off(const tetfv_params *p) { return p->no_exchange || kit_fault("stale-halo"); }
+
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off) {
   memset(x, 0, sizeof *x);
   x->l = l;
   x->pinned = pinned;
@@ -23,9 +25,9 @@ void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned) {
   x->sbuf = kit_host_alloc(((size_t)l->send_off[l->nsend] + 1) * sizeof(double), pinned);
   x->req = kit_malloc(((size_t)l->nsend + l->nrecv + 1) * sizeof(MPI_Request), "requests");
   for (int k = 0; k < l->nsend + l->nrecv; ++k) x->req[k] = MPI_REQUEST_NULL;
-  /* KIT_FAULT=stale-halo (tests only): no message is exchanged, the ghosts keep old values;
-   * the oracle check must then fail (tests/tetfv). */
-  x->stale = kit_fault("stale-halo");
+  /* Off (--no-exchange, or KIT_FAULT=stale-halo in tests): no message is exchanged, the
+   * ghosts keep old values; the oracle check must then fail (tests/tetfv). */
+  x->stale = off;
 }
 
 void tetfv_exchange_free(tetfv_exchange *x) {

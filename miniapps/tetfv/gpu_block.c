@@ -97,9 +97,9 @@ void tetfv_gpu_free(tetfv_gpu *g) {
 }
 
 void tetfv_gpu_rank_init(tetfv_gpu_rank *r, int device, const tetfv_local *l, const double *u0, int nseg,
-                         const int *cut) {
+                         const int *cut, int exchange_off) {
   tetfv_gpu_init(&r->g, device, l, u0, nseg, cut, 1);
-  tetfv_exchange_init(&r->x, l, 1);
+  tetfv_exchange_init(&r->x, l, 1, exchange_off);
   r->ghosts = kit_host_alloc(((size_t)l->nghost + 1) * sizeof(double), 1);
   tetfv_gpu_rank_reset(r);
 }

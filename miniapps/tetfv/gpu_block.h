@@ -61,10 +61,10 @@ typedef struct tetfv_gpu_rank {
   tetfv_exchange x; /* MPI over the part's send lists, pinned send buffer */
   double *ghosts;   /* pinned landing of the ghost values */
 } tetfv_gpu_rank;
-/* tetfv_gpu_init(g, device, l, u0, nseg, cut, pack), the exchange over l's send lists and the
- * landing buffer, then tetfv_gpu_rank_reset. */
+/* tetfv_gpu_init(g, device, l, u0, nseg, cut, pack), the exchange over l's send lists (off:
+ * tetfv_exchange_off) and the landing buffer, then tetfv_gpu_rank_reset. */
 void tetfv_gpu_rank_init(tetfv_gpu_rank *r, int device, const tetfv_local *l, const double *u0, int nseg,
-                         const int *cut);
+                         const int *cut, int exchange_off);
 /* Both fields back to the initial field and the landing buffer to the initial ghost values, so
  * a message that never arrives (KIT_FAULT=stale-halo) leaves the ghosts stale, as in cpu.c. */
 void tetfv_gpu_rank_reset(tetfv_gpu_rank *r);

@@ -65,7 +65,7 @@ static void *hy_setup(const tetfv_ctx *c) {
   hybrid_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
-  s->stale = kit_fault("stale-halo");
+  s->stale = tetfv_exchange_off(c->p);
   const tetfv_local *l = c->l;
   const int n = l->nown + l->nghost;
   int *dev = kit_malloc(((size_t)l->nown + 1) * sizeof(int), "CPU rows");
@@ -101,7 +101,7 @@ static void *hy_setup(const tetfv_ctx *c) {
     KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->copy_done[par], cudaEventDisableTiming));
     KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghost_done[par], cudaEventDisableTiming));
   }
-  tetfv_exchange_init(&s->x, &sp->l, 0);
+  tetfv_exchange_init(&s->x, &sp->l, 0, s->stale);
   init_state(s);
   return s;
 }

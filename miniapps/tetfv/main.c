@@ -181,6 +181,7 @@ int main(int argc, char **argv) {
       {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final field (mesh order) as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "multi-thread only: stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL},
+      {"no-exchange", KIT_OPT_FLAG, &p.no_exchange, NULL, "benchmark only: exchange nothing between parts, Paper III's communication-free bound (needs --no-verify)", 1, 0, 1, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
@@ -197,6 +198,9 @@ int main(int argc, char **argv) {
   p.box_n = is_box ? atoi(p.mesh + 4) : 0;
   if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
     return kit_finalize(kit_usage_error(&env, "tetfv: --cpu-fraction applies only to --variant hybrid"));
+  /* The bound's answer is wrong on purpose: it must not be checked, let alone pass. */
+  if (p.no_exchange && p.run.verify)
+    return kit_finalize(kit_usage_error(&env, "tetfv: --no-exchange computes a wrong answer on purpose (the communication-free bound): add --no-verify"));
   if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
     return kit_finalize(kit_usage_error(&env, "tetfv: --gpus does not apply to --variant cpu"));
   if (!p.p2p && strcmp(vn, "multi-thread") != 0)
@@ -405,6 +409,7 @@ int main(int argc, char **argv) {
   kit_json_int(pj, "box_n", p.box_n);
   kit_json_number(pj, "jitter", p.jitter);
   kit_json_bool(pj, "shuffle", p.shuffle);
+  kit_json_bool(pj, "no_exchange", p.no_exchange);
   kit_json_number(pj, "kappa", p.kappa);
   kit_json_number(pj, "aniso", p.aniso);
   kit_json_string(pj, "fibres", p.aniso > 0.0 ? p.fibres : "none");

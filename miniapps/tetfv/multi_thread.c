@@ -58,7 +58,7 @@ static void *mt_setup(const tetfv_ctx *c) {
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
   s->ngpu = c->gpus;
-  s->stale = kit_fault("stale-halo");
+  s->stale = tetfv_exchange_off(c->p);
   const tetfv_local *l = c->l;
   const int n = l->nown + l->nghost, ngpu = s->ngpu;
   int *part = kit_malloc(((size_t)l->nown + 1) * sizeof(int), "GPU parts");
@@ -112,7 +112,7 @@ static void *mt_setup(const tetfv_ctx *c) {
   }
   s->host = kit_host_alloc(((size_t)n + 1) * sizeof(double), 1);
   memcpy(s->host, s->u0, (size_t)n * sizeof(double));
-  tetfv_exchange_init(&s->x, &s->sp.l, 0);
+  tetfv_exchange_init(&s->x, &s->sp.l, 0, s->stale);
   return s;
 }
 

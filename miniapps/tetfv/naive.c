@@ -20,7 +20,7 @@ static void *naive_setup(const tetfv_ctx *c) {
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
   const int cut[2] = {0, c->l->nown};
-  tetfv_gpu_rank_init(&s->r, c->env->device, c->l, c->u0, 1, cut);
+  tetfv_gpu_rank_init(&s->r, c->env->device, c->l, c->u0, 1, cut, tetfv_exchange_off(c->p));
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
   return s;
 }

@@ -40,6 +40,8 @@ typedef struct tetfv_params {
   int skip_oracle;      /* --skip-oracle */
   const char *dump;     /* --dump FILE: the final field, mesh order, raw little-endian doubles */
   int p2p;              /* multi-thread: peer-to-peer copies where the devices allow (--no-p2p: 0) */
+  int no_exchange;      /* --no-exchange: nothing travels between parts (Paper III's
+                           communication-free bound); the answer is wrong on purpose */
   /* Derived while the problem is set up (rank 0, then broadcast). */
   double dt;            /* the time step */
   int start_step;       /* --restart: the checkpoint's step; the run does iters - start_step */
@@ -137,10 +139,13 @@ typedef struct tetfv_exchange {
   double *sbuf;          /* packed send lists, send_off order */
   int pinned;            /* sbuf is page-locked (GPU variants copy into it asynchronously) */
   MPI_Request *req;      /* nrecv receives then nsend sends */
-  int stale;             /* KIT_FAULT=stale-halo: nothing is exchanged */
+  int stale;             /* --no-exchange or KIT_FAULT=stale-halo: nothing is exchanged */
   kit_halo counters;
 } tetfv_exchange;
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned);
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off);
+/* Whether exchanges are off: --no-exchange (the communication-free bound) or, in tests,
+ * KIT_FAULT=stale-halo (verification must then fail). */
+int tetfv_exchange_off(const tetfv_params *p);
 void tetfv_exchange_free(tetfv_exchange *x);
 /* Receives into ghosts[0, nghost) (the ghost ranges, recv_off order). */
 void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts);

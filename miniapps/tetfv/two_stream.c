@@ -36,7 +36,7 @@ static void *ts_setup(const tetfv_ctx *c) {
   double *u0 = kit_malloc(((size_t)l->nown + l->nghost + 1) * sizeof(double), "initial field");
   tetfv_split_permute(&s->sp, c->u0, u0);
   const int cut[3] = {0, tetfv_split_at(&s->sp, 0, TETFV_CAT_BULK), l->nown};
-  tetfv_gpu_rank_init(&s->r, c->env->device, &s->sp.l, u0, 2, cut);
+  tetfv_gpu_rank_init(&s->r, c->env->device, &s->sp.l, u0, 2, cut, tetfv_exchange_off(c->p));
   free(u0);
   /* The boundary stream gets the higher priority, so its small kernels are not queued behind
    * the bulk kernel's blocks (the stall Paper II Fig. 2 shows). */
