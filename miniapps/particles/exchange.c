@@ -104,6 +104,13 @@ double *px_send_slot(px_plan *x, int k) {
   return x->sbuf[k] + x->scount[k]++ * (size_t)x->width;
 }
 
+size_t px_send_reserve(px_plan *x, int k, size_t nrec) {
+  const size_t first = x->scount[k];
+  grow(&x->sbuf[k], &x->scap[k], (first + nrec) * (size_t)x->width, first * (size_t)x->width);
+  x->scount[k] = first + nrec;
+  return first;
+}
+
 void px_clear(px_plan *x) {
   for (int k = 0; k < x->n; ++k) x->scount[k] = 0;
 }

@@ -39,6 +39,9 @@ void px_free(px_plan *x);
 void px_clear(px_plan *x);
 /* Room for one more record to connection k: returns where to write its `width` doubles. */
 double *px_send_slot(px_plan *x, int k);
+/* Room for `nrec` more records to connection k, written later (in any order, by any thread):
+ * returns the index of the first, in records; the buffer is sbuf[k] once all are reserved. */
+size_t px_send_reserve(px_plan *x, int k, size_t nrec);
 /* Exchanges the counts (waiting for them), then posts the receives and sends of the records. */
 void px_start(px_plan *x);
 /* Waits for the records: rbuf[k] then holds rcount[k] records from connection k. */

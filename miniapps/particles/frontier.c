@@ -99,20 +99,39 @@ void pt_unpack_migrants(const pt_params *p, const pt_decomp *d, const px_plan *m
 void pt_pack_frontier(const pt_params *p, const pt_decomp *d, const int *cstart, const int64_t *id,
                       const double *x, px_plan *ghost, pt_traffic *tr) {
   px_clear(ghost);
-  for (int c = d->first[1]; c < d->first[2]; ++c) {
-    const int f = c - d->first[1], np = cstart[c + 1] - cstart[c];
+  /* Two passes, so that the copying runs in parallel and the buffers come out exactly as a
+   * serial append would write them (frontier cells in order, particles in order): first
+   * where each (frontier cell, connection) pair starts in its connection's buffer, then the
+   * copies. At 4 M atoms on one rank the serial append took 4.3 ms of a 14 ms GPU step. */
+  const int nf = d->first[2] - d->first[1], npairs = d->conn_start[nf];
+  size_t *at = kit_malloc(((size_t)npairs + 1) * sizeof *at, "frontier offsets");
+  size_t *count = kit_malloc(((size_t)d->nconn + 1) * sizeof *count, "frontier counts");
+  for (int k = 0; k < d->nconn; ++k) count[k] = 0;
+  for (int f = 0; f < nf; ++f) {
+    const int c = d->first[1] + f, np = cstart[c + 1] - cstart[c];
     for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
-      const int k = d->conn_list[q];
-      const int *sh = d->conn[k].shift;
-      for (int i = cstart[c]; i < cstart[c + 1]; ++i) {
-        double *r = px_send_slot(ghost, k);
-        r[0] = (double)id[i];
-        for (int a = 0; a < 3; ++a) r[1 + a] = x[3 * (size_t)i + a] - sh[a] * p->box[a];
-      }
+      at[q] = count[d->conn_list[q]];
+      count[d->conn_list[q]] += (size_t)np;
     }
     tr->ghosts_sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
     tr->ghosts_all_nbrs += (long long)np * d->nconn; /* the multicast the paper avoids */
   }
+  for (int k = 0; k < d->nconn; ++k) px_send_reserve(ghost, k, count[k]);
+#pragma omp parallel for schedule(dynamic, 64) if (nf > 64)
+  for (int f = 0; f < nf; ++f) {
+    const int c = d->first[1] + f;
+    for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
+      const int k = d->conn_list[q];
+      const int *sh = d->conn[k].shift;
+      double *r = ghost->sbuf[k] + at[q] * (size_t)ghost->width;
+      for (int i = cstart[c]; i < cstart[c + 1]; ++i, r += ghost->width) {
+        r[0] = (double)id[i];
+        for (int a = 0; a < 3; ++a) r[1 + a] = x[3 * (size_t)i + a] - sh[a] * p->box[a];
+      }
+    }
+  }
+  free(at);
+  free(count);
 }
 
 static void ghosts_reserve(pt_ghosts *g, long long need) {
