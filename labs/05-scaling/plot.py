@@ -11,13 +11,19 @@ efficiency against N, with the ideal line). PREFIX defaults to the input file wi
 
 How the lines are read:
 - N is what the variant scales over: the GPUs of the run (`gpus`) for GPU variants, the
-  MPI ranks for `cpu`. Times are medians over the repetitions, per step (median / steps).
+  MPI ranks for `cpu`. Times are medians over the repetitions, per step (median / steps;
+  ising: per sweep; bfs: per search, its repetitions being the searches, steps = 1).
 - Runs are grouped by app, variant, device and configuration (steps per repetition,
   alpha, beta, init, OpenMP wait policy, P2P for multi-thread, the CPU share used by
-  hybrid). Within a group, a *strong* series is a set of runs with the same nx x ny x nz
-  at different N (the total stays fixed); a *weak* series is a set of runs with the same
-  nx, ny and nz / N (the points per rank or per GPU stay fixed). A series needs at least
-  two values of N; anything else is listed as left out, with the reason.
+  hybrid, and the app's own settings such as bfs's transfer or tetfv's flux). Within a
+  group, a *strong* series is a set of runs with the same problem at different N (the total
+  stays fixed); a *weak* series is a set of runs with the same problem per unit, as
+  labs/scripts/scaling.py grows it (the table PROBLEMS): laplace, lbm, ising nx, ny and
+  nz / N; tetfv the box side B with box:round(B N^(1/3)); bfs scale - log2 N; particles
+  cells_x / N. A series needs at least two values of N; anything else is listed as left
+  out, with the reason. The CSV and the printed table carry the app's own size columns
+  (laplace: nx ny nz; tetfv: box_n cells; bfs: scale nvertices nedges; particles:
+  cells_x cells_y cells_z atoms) and its time column (bfs: ms_per_search).
 - Two runs at the same N in one series: the later line in the file is used (the CSV names
   the line). Runs whose verification FAILED are left out, and so are runs matching
   --exclude FIELD=VALUE (a params or top-level field, e.g. p2p=false).
@@ -37,7 +43,57 @@ import datetime
 import json
 import os
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
+
+
+def grid_size(d):
+    return f"{d[0]}^3" if d[0] == d[1] == d[2] else f"{d[0]}x{d[1]}x{d[2]}"
+
+
+def box_per_unit(dims, n):
+    """tetfv weak: the side B whose box:round(B N^(1/3)) this is (labs/scripts/scaling.py)."""
+    b = round(dims[0] / n ** (1.0 / 3.0))
+    return (b,) if round(b * n ** (1.0 / 3.0)) == dims[0] else None
+
+
+# How each app's JSON line names its problem (the params that give its size), the problem per
+# unit of a weak series, the CSV columns that describe it, the work it counts (for the
+# per-unit column), what one timed step is, and how a weak series grows. laplace's columns
+# are those of the committed laplace CSVs.
+Problem = namedtuple("Problem", "dims weak cols work per_unit label noun grows")
+
+
+def grid_problem(x, y, z):
+    return Problem(dims=lambda p: (p[x], p[y], p[z]),
+                   weak=lambda d, n: (d[0], d[1], d[2] // n) if d[2] % n == 0 else None,
+                   cols=lambda p: [("nx", p[x]), ("ny", p[y]), ("nz", p[z])],
+                   work=lambda p: p[x] * p[y] * p[z], per_unit="points_per_unit",
+                   label=grid_size, noun="step", grows="nz grows with N")
+
+
+PROBLEMS = {
+    "laplace": grid_problem("nx", "ny", "nz"),
+    "lbm": grid_problem("nx", "ny", "nz"),
+    "ising": grid_problem("lx", "ly", "lz")._replace(noun="sweep"),
+    "tetfv": Problem(dims=lambda p: (p["box_n"],), weak=box_per_unit,
+                     cols=lambda p: [("box_n", p["box_n"]), ("cells", p["cells"])],
+                     work=lambda p: p["cells"], per_unit="cells_per_unit",
+                     label=lambda d: f"box:{d[0]}", noun="step",
+                     grows="box side x N^(1/3), cells per rank about fixed"),
+    "bfs": Problem(dims=lambda p: (p["scale"],),
+                   weak=lambda d, n: (d[0] - n.bit_length() + 1,) if n & (n - 1) == 0 else None,
+                   cols=lambda p: [("scale", p["scale"]), ("nvertices", p["nvertices"]),
+                                   ("nedges", p["nedges"])],
+                   work=lambda p: p["nedges"], per_unit="edges_per_unit",
+                   label=lambda d: f"scale {d[0]}", noun="search", grows="scale + log2 N"),
+    "particles": Problem(dims=lambda p: (p["cells_x"], p["cells_y"], p["cells_z"]),
+                         weak=lambda d, n: (d[0] // n, d[1], d[2]) if d[0] % n == 0 else None,
+                         cols=lambda p: [("cells_x", p["cells_x"]), ("cells_y", p["cells_y"]),
+                                         ("cells_z", p["cells_z"]), ("atoms", p["n"])],
+                         work=lambda p: p["n"], per_unit="atoms_per_unit",
+                         label=lambda d: grid_size(d) + " fcc cells", noun="step",
+                         grows="x cells and rank grid grow with N"),
+}
 
 
 def unit_count(r):
@@ -50,7 +106,10 @@ def config_of(r):
     p = r.get("params", {})
     cfg = OrderedDict()
     cfg["steps"] = r["time_s"].get("steps", p.get("iters"))
-    for k in ("alpha", "beta", "init", "omp_wait_policy", "exact"):
+    for k in ("alpha", "beta", "init", "omp_wait_policy", "exact",       # laplace and others
+              "edgefactor", "transfer", "prune", "discover",               # bfs
+              "flux", "bc", "jitter", "shuffle", "reorder", "aniso", "kappa",  # tetfv
+              "rc", "density", "temp", "shift", "layout", "samples", "case"):  # particles, ising, lbm
         if k in p:
             cfg[k] = p[k]
     if r["variant"] == "multi-thread":
@@ -69,9 +128,8 @@ def label_of(app, variant, cfg, kind, dims, borrowed=None):
         extra.append(f"CPU share {cfg['cpu_fraction']:g}")
     if cfg.get("omp_wait_policy", "default") != "default":
         extra.append(f"OMP_WAIT_POLICY={cfg['omp_wait_policy']}")
-    nx, ny, nz = dims
     per = " per rank" if variant == "cpu" else " per GPU"
-    size = (f"{nx}^3" if nx == ny == nz else f"{nx}x{ny}x{nz}") + (per if kind == "weak" else " in total")
+    size = PROBLEMS[app].label(dims) + (per if kind == "weak" else " in total")
     if borrowed:
         extra.append(f"T1 of {borrowed}")
     return f"{variant}" + (f" ({', '.join(extra)})" if extra else "") + f", {size}"
@@ -94,6 +152,10 @@ def read(path):
             if r["verify"]["status"] == "FAILED":
                 dropped.append(f"line {line_no}: {r['variant']} on {unit_count(r)}: verification FAILED")
                 continue
+            if r.get("app") not in PROBLEMS:
+                dropped.append(f"line {line_no}: app {r.get('app')!r}: plot.py knows "
+                               f"{', '.join(sorted(PROBLEMS))}")
+                continue
             r["_line"] = line_no
             recs.append(r)
     return recs, dropped
@@ -115,14 +177,15 @@ def build_series(recs, kinds, variants, baselines, rules):
     for r in recs:
         if (variants and r["variant"] not in variants) or excluded(r, rules):
             continue
-        p = r["params"]
+        prob = PROBLEMS[r["app"]]
         n = unit_count(r)
         cfg = config_of(r)
         base = (r["app"], r["variant"], r["device"], tuple(cfg.items()))
-        dims = (p["nx"], p["ny"], p["nz"])
+        dims = prob.dims(r["params"])
         candidates = [("strong", dims)]
-        if p["nz"] % n == 0:
-            candidates.append(("weak", (p["nx"], p["ny"], p["nz"] // n)))
+        per_unit = prob.weak(dims, n)
+        if per_unit is not None:
+            candidates.append(("weak", per_unit))
         for kind, d in candidates:
             groups.setdefault(base + (kind, d), OrderedDict()).setdefault(n, []).append(r)
     notes = []
@@ -133,7 +196,7 @@ def build_series(recs, kinds, variants, baselines, rules):
             continue
         donor = [r for r in recs if r["variant"] == baselines[variant] and unit_count(r) == 1
                  and r["app"] == app and r["device"] == device and not excluded(r, rules)
-                 and (r["params"]["nx"], r["params"]["ny"], r["params"]["nz"]) == dims
+                 and PROBLEMS[app].dims(r["params"]) == dims
                  and config_of(r)["steps"] == dict(cfg)["steps"]]
         if not donor:
             continue
@@ -159,18 +222,21 @@ def build_series(recs, kinds, variants, baselines, rules):
     for r in recs:
         if (variants and r["variant"] not in variants) or r["_line"] in in_some:
             continue
-        p = r["params"]
+        prob = PROBLEMS[r["app"]]
+        size = "x".join(map(str, prob.dims(r["params"])))
         why = ("left out by --exclude" if excluded(r, rules) else
                "no other N with the same size (strong) or size per unit (weak) and configuration")
         notes.append(f"line {r['_line']}: {r['variant']} N={unit_count(r)} "
-                     f"{p['nx']}x{p['ny']}x{p['nz']}, {config_of(r)['steps']} steps: {why}")
+                     f"{size}, {config_of(r)['steps']} {prob.noun}s: {why}")
     return series, notes
 
 
 def rows_of(key, pts):
     app, variant, device, cfg, kind, dims = key
+    prob = PROBLEMS[app]
     cfg = OrderedDict(cfg)
-    t = {n: r["time_s"]["median"] / r["time_s"].get("steps", r["params"]["iters"]) for n, r in pts.items()}
+    t = {n: r["time_s"]["median"] / r["time_s"].get("steps", r["params"].get("iters", 1))
+         for n, r in pts.items()}
     n0 = min(pts)
     t0 = t[n0]
     rows = []
@@ -185,11 +251,11 @@ def rows_of(key, pts):
             ("series", label_of(app, variant, cfg, kind, dims, pts[n0].get("_borrowed"))),
             ("N", n), ("N_counts", "ranks" if variant == "cpu" else "gpus"),
             ("ranks", r["ranks"]), ("gpus", r["gpus"]), ("threads", r["threads"]),
-            ("nx", p["nx"]), ("ny", p["ny"]), ("nz", p["nz"]),
-            ("points_per_unit", p["nx"] * p["ny"] * p["nz"] // n),
-            ("steps", r["time_s"].get("steps", p["iters"])), ("reps", r["time_s"]["reps"]),
+            *prob.cols(p),
+            (prob.per_unit, prob.work(p) // n),
+            ("steps", r["time_s"].get("steps", p.get("iters"))), ("reps", r["time_s"]["reps"]),
             ("median_s", f"{r['time_s']['median']:.6g}"),
-            ("ms_per_step", f"{t[n] * 1e3:.6g}"),
+            (f"ms_per_{prob.noun}", f"{t[n] * 1e3:.6g}"),
             ("speedup", f"{s:.4f}"), ("ideal_speedup", n // n0 if kind == "weak" else n / n0),
             ("efficiency", f"{eta:.4f}"),
             ("baseline_N", n0),
@@ -198,6 +264,9 @@ def rows_of(key, pts):
             ("fraction_of_ceiling", f"{r['fraction_of_ceiling']:.4f}"),
             ("p2p", cfg.get("p2p", "")), ("cpu_fraction", cfg.get("cpu_fraction", "")),
             ("device", device), ("git", r.get("git", "")), ("line", r["_line"]),
+            # for plot() only, not written: the size that tells series apart, the time column
+            ("_size", prob.work(p) // (n if kind == "weak" else 1)),
+            ("_ms", t[n] * 1e3), ("_noun", prob.noun), ("_cols", [c for c, _ in prob.cols(p)]),
         ]))
     for row in rows:
         if isinstance(row["ideal_speedup"], float):
@@ -213,9 +282,7 @@ def plot(series_rows, title, png):
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
     variants = list(OrderedDict.fromkeys(rows[0]["variant"] for rows in series_rows))
     colours = {v: f"C{i}" for i, v in enumerate(variants)}
-    sizes = list(OrderedDict.fromkeys(rows[0]["points_per_unit"] if rows[0]["kind"] == "weak"
-                                      else rows[0]["nx"] * rows[0]["ny"] * rows[0]["nz"]
-                                      for rows in series_rows))
+    sizes = list(OrderedDict.fromkeys(rows[0]["_size"] for rows in series_rows))
     styles = ["-", "--", "-.", ":"]
     markers = ["o", "s", "^", "D", "v", "P"]
     all_n = sorted({r["N"] for rows in series_rows for r in rows})
@@ -223,14 +290,14 @@ def plot(series_rows, title, png):
     xlabel = "N (" + " / ".join("MPI ranks" if c == "ranks" else "GPUs" for c in counts) + ")"
     for rows in series_rows:
         v = rows[0]["variant"]
-        size = rows[0]["points_per_unit"] if rows[0]["kind"] == "weak" else rows[0]["nx"] * rows[0]["ny"] * rows[0]["nz"]
+        size = rows[0]["_size"]
         i = variants.index(v)
         # Markers shrink from variant to variant, so points that coincide stay visible.
         style = dict(color=colours[v], linestyle=styles[sizes.index(size) % len(styles)],
                      marker=markers[i % len(markers)], markersize=max(4, 11 - 2 * i),
                      alpha=0.9, label=rows[0]["series"])
         n = [r["N"] for r in rows]
-        t = [float(r["ms_per_step"]) for r in rows]
+        t = [r["_ms"] for r in rows]
         axes[0].plot(n, t, **style)
         ideal_t = [t[0] * (n[0] / x if rows[0]["kind"] == "strong" else 1) for x in n]
         axes[0].plot(n, ideal_t, color=colours[v], linestyle=(0, (1, 3)), linewidth=1, marker=None)
@@ -240,8 +307,10 @@ def plot(series_rows, title, png):
                  label="ideal: S = N, eta = 1")
     axes[2].axhline(1.0, color="black", linestyle="--", linewidth=1)
     kinds = sorted({rows[0]["kind"] for rows in series_rows})
-    axes[0].set_title("time per step (median); dotted: ideal")
-    axes[0].set_ylabel("ms per step")
+    nouns = sorted({rows[0]["_noun"] for rows in series_rows})
+    noun = nouns[0] if len(nouns) == 1 else "step"     # bfs: one search is its step
+    axes[0].set_title(f"time per {noun} (median); dotted: ideal")
+    axes[0].set_ylabel(f"ms per {noun}")
     axes[0].set_yscale("log")
     sp = {"strong": "T1/TN", "weak": "N T1/TN"}
     axes[1].set_title("speed-up " + ", ".join(f"{sp[k]} ({k})" for k in kinds))
@@ -306,28 +375,33 @@ def main(argv):
         return 1
     series_rows = [rows_of(k, pts) for k, pts in series.items()]
     rows = [r for s in series_rows for r in s]
+    fields = list(OrderedDict.fromkeys(k for r in rows for k in r if not k.startswith("_")))
     with open(prefix + ".csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     date = a.date or datetime.date.fromtimestamp(os.path.getmtime(a.jsonl)).isoformat()
     devices = sorted({r["device"] for r in rows})
     apps = sorted({r["app"] for r in rows})
     kinds_found = sorted({r["kind"] for r in rows})
+    grows = "; ".join(OrderedDict.fromkeys(PROBLEMS[r["app"]].grows for r in rows))
     what = {"strong": "strong scaling (total size fixed)",
             "weak": "weak scaling (size per " + ("rank" if all(r["variant"] == "cpu" for r in rows)
                                                  else "GPU" if all(r["variant"] != "cpu" for r in rows)
-                                                 else "rank or GPU") + " fixed, nz grows with N)"}
+                                                 else "rank or GPU") + f" fixed, {grows})"}
     title = a.title or f"{', '.join(apps)}: " + " and ".join(what[k] for k in kinds_found)
     maxg = max((r["gpus"] for r in rows), default=0)
     dev = "; ".join(devices) + (f" (up to {maxg} GPUs)" if maxg else "")
     plot(series_rows, f"{title}\n{dev}, {date}" + (f"\n{a.note}" if a.note else ""), prefix + ".png")
-    cols = ["series", "kind", "N", "ranks", "gpus", "threads", "nx", "ny", "nz", "ms_per_step",
-            "speedup", "efficiency", "line"]
-    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    # The app's own size columns (laplace: nx ny nz) and time column (bfs: ms_per_search).
+    size_cols = list(OrderedDict.fromkeys(c for r in rows for c in r["_cols"]))
+    time_cols = list(OrderedDict.fromkeys(f"ms_per_{r['_noun']}" for r in rows))
+    cols = (["series", "kind", "N", "ranks", "gpus", "threads"] + size_cols + time_cols
+            + ["speedup", "efficiency", "line"])
+    width = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
     print("  ".join(c.ljust(width[c]) for c in cols))
     for r in rows:
-        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+        print("  ".join(str(r.get(c, "")).ljust(width[c]) for c in cols))
     for d in dropped + left_out:
         print(f"note: {d}")
     print(f"device: {dev}, {date}; wrote {prefix}.csv and {prefix}.png")

@@ -9,20 +9,39 @@
         --size 256 --ranks 1 --gpus-per-process 1 2 --out mt-weak.jsonl
     ... -- --init random          (flags after "--" go to the app unchanged)
 
+    python3 labs/scripts/scaling.py --app tetfv --mode weak --mesh box:12 --ranks 1 2 4 --out t.jsonl
+    python3 labs/scripts/scaling.py --app bfs --mode weak --scale 12 --reps 8 --ranks 1 2 4 --out b.jsonl
+    python3 labs/scripts/scaling.py --app particles --mode weak --cells 6 --ranks 1 2 4 --out p.jsonl
+
 N, the count the sweep scales over, is the number of MPI ranks, times the GPUs each
-process drives for multi-thread (--gpus-per-process). Strong scaling keeps the total size
-fixed; weak scaling takes --size per rank (per GPU for multi-thread) and multiplies nz by N,
-so each rank keeps an nx x ny x nz slab (the kit decomposes along z).
+process drives for multi-thread (--gpus-per-process). Strong scaling keeps the total problem
+fixed; weak scaling takes the problem per rank (per GPU for multi-thread) and grows it with N.
+Each app names its problem with its own flag, and grows it its own way (the table APPS):
+
+    app        problem            weak scaling, N ranks               steps per rep   reps
+    laplace    --size NX,NY,NZ    nz x N (the kit cuts along z)       --iters         --reps
+    ising      --size LX,LY,LZ    nz x N                              --sweeps        --reps
+    lbm        --size NX,NY,NZ    nz x N                              --iters         --reps
+    tetfv      --mesh box:B       box:round(B N^(1/3)): 6 B^3 cells   --iters         --reps
+               (6 B^3 cells)      per rank only approximately
+    bfs        --scale S          scale S + log2 N (N a power of 2)   (one search)    --roots
+               (2^S vertices)
+    particles  --cells NX,NY,NZ   --cells NX N,NY,NZ --ranks N,1,1    --iters         --reps
+               (4 NX NY NZ atoms)
 
 Every run goes through labs/scripts/mpirun.sh NP (which adds what the installed MPI
 needs), gets OMP_NUM_THREADS = max(1, cores // ranks) unless OMP_NUM_THREADS is already
 set, verifies itself against the serial oracle and appends one kit.result/1 line to --out
 (docs/output-schema.md). One line is printed per run, with the speed-up and the parallel
 efficiency relative to the first run of the sweep (Bernaschi et al.: eta = T1 / (N TN) for
-strong scaling; T1 / TN for weak scaling). A run that exits 77 (variant not available here,
-e.g. no GPU) is reported as skipped and the sweep goes on; any other failure stops the sweep
-with the app's own message and its exit code (1: verification failed, 2: bad input,
-3: runtime error). Exit 77 if every run was skipped. Standard library only.
+strong scaling; T1 / TN for weak scaling). T is the app's own median time per repetition
+divided by its steps (time_s.median / time_s.steps): per step, per sweep, or for bfs per
+search (its repetitions are the searches, one per root, and its figure of merit is TEPS).
+tetfv's weak runs also print the cells per rank, which drift by a few per cent from N=1's.
+A run that exits 77 (variant not available here, e.g. no GPU) is reported as skipped and the
+sweep goes on; any other failure stops the sweep with the app's own message and its exit code
+(1: verification failed, 2: bad input, 3: runtime error). Exit 77 if every run was skipped.
+Standard library only.
 Plot the result with labs/05-scaling/plot.py.
 """
 import argparse
@@ -30,12 +49,11 @@ import json
 import os
 import subprocess
 import sys
+from collections import namedtuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MPIRUN = os.path.join(HERE, "mpirun.sh")
-# Flags scaling.py sets itself; passing them after "--" would contradict the sweep.
-OWN_FLAGS = ("--variant", "--size", "--iters", "--reps", "--gpus", "--json")
 EXIT_MEANING = {1: "verification failed", 2: "the app refused the input",
                 3: "runtime error (CUDA, MPI or memory)"}
 
@@ -51,6 +69,97 @@ def parse_size(text):
     if len(parts) != 3 or min(parts) < 1:
         raise argparse.ArgumentTypeError(f"expected N or NX,NY,NZ with positive integers, got '{text}'")
     return tuple(parts)
+
+
+def parse_box(text):
+    """'box:16' -> 16 (tetfv's generated unit cube, 6 N^3 tetrahedra)."""
+    try:
+        n = int(text[4:]) if text.startswith("box:") else 0
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected box:N with a positive N, got '{text}' "
+                                         "(mesh files cannot be grown for weak scaling)")
+    return n
+
+
+def parse_scale(text):
+    """'14' -> 14 (bfs: 2^14 vertices)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer scale, got '{text}'")
+    return n
+
+
+def xyz(d):
+    return f"{d[0]}x{d[1]}x{d[2]}"
+
+
+def power_of_two(n):
+    return n & (n - 1) == 0
+
+
+# How each app names its problem and how the problem grows for weak scaling. Fields:
+#   flag, parse   the app's own flag for the problem and scaling.py's parser for its value
+#   weak(p, N)    the problem of a weak run on N units (ranks, or GPUs for multi-thread)
+#   args(p, N, weak)   the app's flags for problem p (particles adds its rank grid when weak)
+#   show(p)       the problem in the table's size column; about(p): in the header line
+#   grows         how weak scaling grows it, for the header line
+#   steps, noun   the flag for steps per timed repetition (None: bfs times one search per
+#                 repetition) and what one of them is called
+#   reps          the flag that sets the timed repetitions (bfs: one search per root)
+#   weak_n_ok     a test on N for weak scaling, and the message when it fails
+#   note(r, r1, N)  an extra remark on a run's line (r its JSON line, r1 the first run's)
+App = namedtuple("App", "flag metavar parse weak args show about grows steps noun reps "
+                        "weak_n_ok note own")
+
+
+def grid_app(steps, noun):
+    return App(flag="--size", metavar="N|NX,NY,NZ", parse=parse_size,
+               weak=lambda d, n: (d[0], d[1], d[2] * n),
+               args=lambda d, n, weak: ["--size", ",".join(map(str, d))],
+               show=xyz, about=xyz, grows="nz x N", steps=steps, noun=noun, reps="--reps",
+               weak_n_ok=None, note=None, own=())
+
+
+def tetfv_note(r, r1, n):
+    per = r["params"]["cells"] / n
+    per1 = r1["params"]["cells"] / (r1["_n"])
+    return f"  ({per:.0f} cells per rank, {per / per1:.3f} x the first run's)"
+
+
+APPS = {
+    "laplace": grid_app("--iters", "step"),
+    "ising": grid_app("--sweeps", "sweep"),
+    "lbm": grid_app("--iters", "step"),
+    "tetfv": App(
+        flag="--mesh", metavar="box:N", parse=parse_box,
+        weak=lambda b, n: round(b * n ** (1.0 / 3.0)),
+        args=lambda b, n, weak: ["--mesh", f"box:{b}"],
+        show=lambda b: f"box:{b}", about=lambda b: f"box:{b} ({6 * b ** 3} cells)",
+        grows="box side round(B N^(1/3)), so the cells per rank are only approximately "
+              "constant (printed per run)",
+        steps="--iters", noun="step", reps="--reps", weak_n_ok=None, note=tetfv_note, own=()),
+    "bfs": App(
+        flag="--scale", metavar="S", parse=parse_scale,
+        weak=lambda s, n: s + n.bit_length() - 1,
+        args=lambda s, n, weak: ["--scale", str(s)],
+        show=lambda s: f"scale {s}", about=lambda s: f"scale {s} ({2 ** s} vertices)",
+        grows="scale + log2 N", steps=None, noun="search", reps="--roots",
+        weak_n_ok=(power_of_two, "bfs weak scaling doubles the graph per doubling of N "
+                                 "(scale S + log2 N), so N must be a power of two"),
+        note=None, own=()),
+    "particles": App(
+        flag="--cells", metavar="N|NX,NY,NZ", parse=parse_size,
+        weak=lambda d, n: (d[0] * n, d[1], d[2]),
+        args=lambda d, n, weak: ["--cells", ",".join(map(str, d))] + (["--ranks", f"{n},1,1"] if weak else []),
+        show=xyz, about=lambda d: f"{xyz(d)} fcc cells ({4 * d[0] * d[1] * d[2]} atoms)",
+        grows="cells along x and the rank grid x N (--ranks N,1,1)",
+        steps="--iters", noun="step", reps="--reps", weak_n_ok=None, note=None, own=("--ranks",)),
+}
 
 
 def usable_cores():
@@ -69,20 +178,30 @@ def parse_args(argv):
         extra = []
     ap = argparse.ArgumentParser(
         description="Strong- or weak-scaling sweep of one kit app variant (lab 05).",
-        epilog="Flags after '--' are passed to the app unchanged.")
-    ap.add_argument("--app", default="laplace", help="mini-app name [laplace]")
+        epilog="Each app takes its own problem flag: --size (laplace, ising, lbm), --mesh box:N "
+               "(tetfv), --scale S (bfs), --cells (particles). Flags after '--' are passed to "
+               "the app unchanged.")
+    ap.add_argument("--app", default="laplace", choices=sorted(APPS), help="mini-app name [laplace]")
     ap.add_argument("--variant", default="cpu", help="variant to run [cpu]")
     ap.add_argument("--mode", required=True, choices=("strong", "weak"),
-                    help="strong: total size fixed; weak: --size per rank (per GPU)")
-    ap.add_argument("--size", required=True, type=parse_size, metavar="N|NX,NY,NZ",
-                    help="total size (strong) or size per rank / per GPU (weak)")
+                    help="strong: total problem fixed; weak: the problem per rank (per GPU)")
+    ap.add_argument("--size", type=parse_size, metavar="N|NX,NY,NZ",
+                    help="laplace, ising, lbm: total size (strong) or size per rank / per GPU (weak)")
+    ap.add_argument("--mesh", type=parse_box, metavar="box:N",
+                    help="tetfv: the box of 6 N^3 cells, in total (strong) or per rank (weak)")
+    ap.add_argument("--scale", type=parse_scale, metavar="S",
+                    help="bfs: 2^S vertices and 16 x 2^S edges, in total (strong) or per rank (weak)")
+    ap.add_argument("--cells", type=parse_size, metavar="N|NX,NY,NZ",
+                    help="particles: fcc unit cells (4 atoms each), in total (strong) or per rank (weak)")
     ap.add_argument("--ranks", type=int, nargs="+", default=[1], metavar="NP",
                     help="MPI rank counts to run [1]")
     ap.add_argument("--gpus-per-process", type=int, nargs="+", metavar="G",
                     help="multi-thread only: GPUs each process drives (passed as --gpus G); "
                          "several values sweep them")
-    ap.add_argument("--iters", type=int, default=20, help="steps per timed repetition [20]")
-    ap.add_argument("--reps", type=int, default=3, help="timed repetitions [3]")
+    ap.add_argument("--iters", type=int,
+                    help="steps per timed repetition (ising: sweeps; not for bfs) [20]")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="timed repetitions (bfs: searches, passed as --roots) [3]")
     ap.add_argument("--out", required=True, metavar="FILE.jsonl",
                     help="JSON Lines file; one kit.result/1 line is appended per run")
     ap.add_argument("--bin", help="the app binary [build/bin/APP of this repository]")
@@ -90,9 +209,23 @@ def parse_args(argv):
                     help="cores shared by the ranks, for OMP_NUM_THREADS [this process's CPUs]")
     a = ap.parse_args(argv)
     a.extra = extra
+    app = a.spec = APPS[a.app]
+    dest = app.flag.lstrip("-")
+    a.problem = getattr(a, dest)
+    for other in sorted({x.flag for x in APPS.values()} - {app.flag}):
+        if getattr(a, other.lstrip("-")) is not None:
+            ap.error(f"{other} does not apply to {a.app}, which takes {app.flag} {app.metavar}")
+    if a.problem is None:
+        ap.error(f"--app {a.app} needs {app.flag} {app.metavar}")
+    if app.steps is None:
+        if a.iters is not None:
+            ap.error(f"{a.app} has no steps: each timed repetition is one search "
+                     f"(--reps R runs R searches, as {app.reps} R)")
+    elif a.iters is None:
+        a.iters = 20
     if a.bin is None:
         a.bin = os.path.join(ROOT, "build", "bin", a.app)
-    if min(a.ranks) < 1 or a.iters < 1 or a.reps < 1 or a.cores < 1:
+    if min(a.ranks) < 1 or (a.iters or 1) < 1 or a.reps < 1 or a.cores < 1:
         ap.error("--ranks, --iters, --reps and --cores must be positive")
     if a.gpus_per_process is not None:
         if a.variant != "multi-thread":
@@ -100,9 +233,20 @@ def parse_args(argv):
                      "(naive, two-stream and hybrid run one rank per GPU: scale --ranks)")
         if min(a.gpus_per_process) < 1:
             ap.error("--gpus-per-process must be positive")
+    if a.mode == "weak" and app.weak_n_ok:
+        ok, why = app.weak_n_ok
+        bad = sorted({np_ * g for np_ in a.ranks for g in (a.gpus_per_process or [1])
+                      if not ok(np_ * g)})
+        if bad:
+            ap.error(f"{why}; N = {', '.join(map(str, bad))} is not (use --mode strong for those)")
+    # Flags scaling.py sets itself; passing them after "--" would contradict the sweep.
+    own = ("--variant", app.flag, app.steps, app.reps, "--iters", "--reps", "--gpus", "--json") + app.own
+    mine = {app.reps: "--reps", app.steps: "--iters"}
     for f in extra:
-        if f.split("=")[0] in OWN_FLAGS:
-            ap.error(f"{f.split('=')[0]} after '--' clashes with the sweep; use scaling.py's own option")
+        name = f.split("=")[0]
+        if name in own:
+            hint = f" ({mine[name]})" if mine.get(name, name) != name else ""
+            ap.error(f"{name} after '--' clashes with the sweep; use scaling.py's own option{hint}")
     if not os.access(a.bin, os.X_OK):
         ap.error(f"no executable app at {a.bin}: build the kit first (labs/setup.sh) or pass --bin")
     return a
@@ -128,31 +272,37 @@ def show_output(label, text, last=15):
 
 def main(argv):
     a = parse_args(argv)
-    nx, ny, nz = a.size
+    app = a.spec
+    weak = a.mode == "weak"
     gpp = a.gpus_per_process or [None]
     runs = [(np_, g) for np_ in a.ranks for g in gpp]   # (ranks, GPUs per process)
     user_threads = os.environ.get("OMP_NUM_THREADS")
+    reps = (f"{a.iters} {app.noun}s x {a.reps} reps" if app.steps else
+            f"{a.reps} timed {app.noun}es ({app.reps} {a.reps})")
     print(f"scaling.py: {a.app} {a.variant}, {a.mode} scaling, "
-          + (f"{nx}x{ny}x{nz} in total" if a.mode == "strong" else
-             f"{nx}x{ny}x{nz} per " + ("GPU" if a.gpus_per_process else
-                                       "rank" if a.variant == "cpu" else "rank (one GPU each)")
-             + ", nz x N")
-          + f", {a.iters} steps x {a.reps} reps, {a.cores} cores, OMP_NUM_THREADS "
+          + (f"{app.about(a.problem)} in total" if not weak else
+             f"{app.about(a.problem)} per " + ("GPU" if a.gpus_per_process else
+                                               "rank" if a.variant == "cpu" else "rank (one GPU each)")
+             + f", {app.grows}")
+          + f", {reps}, {a.cores} cores, OMP_NUM_THREADS "
           + (f"{user_threads} (set by you)" if user_threads else "cores // ranks")
           + f" -> {a.out}", flush=True)
-    print("  N  ranks  gpus  threads  size            median s    ms/step     fom            "
-          "speed-up  efficiency  status", flush=True)
+    print("  N  ranks  gpus  threads  size            median s    " + f"{'ms/' + app.noun:12s}"
+          + "fom            speed-up  efficiency  status", flush=True)
     base = None          # (N, time per step) of the first run that passed
+    first = None         # its JSON line
     ran = skipped = 0
     for np_, g in runs:
         n = np_ * (g or 1)
-        z = nz * n if a.mode == "weak" else nz
-        size = f"{nx},{ny},{z}"
+        problem = app.weak(a.problem, n) if weak else a.problem
+        size = app.show(problem)
         env = dict(os.environ)
         if not user_threads:
             env["OMP_NUM_THREADS"] = str(max(1, a.cores // np_))
-        cmd = [MPIRUN, str(np_), a.bin, "--variant", a.variant, "--size", size,
-               "--iters", str(a.iters), "--reps", str(a.reps)]
+        cmd = [MPIRUN, str(np_), a.bin, "--variant", a.variant] + app.args(problem, n, weak)
+        if app.steps:
+            cmd += [app.steps, str(a.iters)]
+        cmd += [app.reps, str(a.reps)]
         if g is not None:
             cmd += ["--gpus", str(g)]
         cmd += a.extra + ["--json", a.out]
@@ -165,14 +315,14 @@ def main(argv):
             return f"{n:3d}  {np_:5d}  {used if used else '-':>4}  "
         if p.returncode == 77:
             why = (p.stdout.strip().splitlines() or ["exit 77"])[-1]
-            print(f"{head(gpus)}{'-':>7}  {size.replace(',', 'x'):14s}  skipped: {why}", flush=True)
+            print(f"{head(gpus)}{'-':>7}  {size:14s}  skipped: {why}", flush=True)
             skipped += 1
             continue
         if p.returncode != 0:
             what = EXIT_MEANING.get(p.returncode, "mpirun.sh or the app failed")
             if p.returncode < 0:
                 what = f"killed by signal {-p.returncode}"
-            print(f"{head(gpus)}{'-':>7}  {size.replace(',', 'x'):14s}  FAILED (exit {p.returncode}: {what})",
+            print(f"{head(gpus)}{'-':>7}  {size:14s}  FAILED (exit {p.returncode}: {what})",
                   flush=True)
             print(f"scaling.py: stopping: {' '.join(cmd)}")
             print(f"  with OMP_NUM_THREADS={env.get('OMP_NUM_THREADS', '')} exited {p.returncode}: {what}")
@@ -186,12 +336,14 @@ def main(argv):
             print(f"scaling.py: stopping: the run passed but appended no JSON line to {a.out}")
             return 1
         r = recs[-1]
+        r["_n"] = n
         for l in p.stderr.splitlines():          # progress notes (e.g. ceiling measured once)
             if l.strip():
                 print(f"       | {l}", flush=True)
-        t = r["time_s"]["median"] / r["params"].get("iters", a.iters)
+        # The app's own median time per repetition, per step (bfs: per search, steps = 1).
+        t = r["time_s"]["median"] / (r["time_s"].get("steps") or r["params"].get("iters", a.iters or 1))
         if base is None:
-            base = (n, t)
+            base, first = (n, t), r
         n0, t0 = base
         if a.mode == "strong":
             speedup, eff = n0 * t0 / t, n0 * t0 / (n * t)
@@ -203,8 +355,10 @@ def main(argv):
             note = f"  ({np_} ranks on {a.cores} cores: oversubscribed)"
         elif a.variant != "cpu" and used != n:
             note = f"  (asked for {n} GPUs, the run used {used}: N counts the GPUs asked for)"
+        if weak and app.note:
+            note += app.note(r, first, n)
         fom = f"{r['fom']['value']:.4g} {r['fom']['unit']}"
-        print(f"{head(used)}{r['threads']:7d}  {size.replace(',', 'x'):14s}  {r['time_s']['median']:.4e}  "
+        print(f"{head(used)}{r['threads']:7d}  {size:14s}  {r['time_s']['median']:.4e}  "
               f"{t * 1e3:9.4f}  {fom:13s}  {speedup:8.2f}  {eff:10.2f}  {r['verify']['status']}{note}",
               flush=True)
         ran += 1
