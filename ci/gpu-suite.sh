@@ -9,7 +9,7 @@
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
 # lbm also lbm-halo; `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
-# KIT_CTEST_LABELS=smoke at least), and leave logs, JSON lines and a summary in $OUT. Device command:
+# KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
 #   git describe --always --dirty > .kit-git-describe     (and carry it: it is git-ignored)
@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export KIT_CEILING_CACHE=$OUT/ceilings.txt
-log() { echo "== $*" | tee -a "$OUT/suite.log"; }
+log() { echo "== [${SECONDS}s] $*" | tee -a "$OUT/suite.log"; }
 
 log "machine"
 { nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv; nvidia-smi topo -m; nproc;
@@ -37,10 +37,14 @@ cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1
 build_rc=$?
 if [ $build_rc -ne 0 ]; then tail -40 "$OUT/build.log"; log "BUILD FAILED"; exit 1; fi
 
+test_rc=0
+if [ -n "${KIT_SKIP_TESTS:-}" ]; then log "tests: skipped (KIT_SKIP_TESTS: a benchmark-only run of a tree already tested)"
+else
 log "tests: gpu, smoke, mpi"
 ctest --test-dir build-gpu ${KIT_CTEST_ARGS:-} -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j 8 --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
 test_rc=$?
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$OUT/ctest.log" | tail -25
+fi
 
 export OMP_NUM_THREADS=$(( $(nproc) / $(nvidia-smi -L | wc -l) ))
 for m in "$@"; do
