@@ -4,9 +4,11 @@
  * entries u -> v and v -> u; entry u -> v lives on the process in the grid row of v's owner
  * and the grid column of u's owner (partition.h, Bernaschi Sec. 3.3). One all-to-all moves
  * the entries there; each process then builds a CSR of its N/C x N/R block, indexed by the
- * column-local source, holding row-local destinations. Repeated edges are kept (they count
- * in TEPS and are harmless to BFS); self-loops are counted at their owner, not stored. */
+ * column-local source, holding row-local destinations in arrival order. Repeated edges are
+ * kept (they count in TEPS and are harmless to BFS); self-loops are counted at their owner,
+ * not stored. Every pass runs on the rank's OpenMP threads (kernel 1 is timed). */
 #include <limits.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,71 +70,105 @@ static void grid_setup(bfs_graph *g, int64_t n, int R, int C, const kit_env *env
   g->ncol = g->col_off[R];
 }
 
+/* The threads' share of the input: thread t of T takes entries [m t / T, m (t + 1) / T), the
+ * same slices in the count and the place loops, so the send buffer is laid out exactly as a
+ * serial loop would lay it out. */
+static int64_t slice_at(int64_t m, int t, int T) { return (int64_t)((__int128)m * t / T); }
+
 void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g) {
   grid_setup(g, e->n, R, C, env);
-  const int P = env->nranks;
+  const int P = env->nranks, T = omp_get_max_threads();
   int *scount = calloc((size_t)P, sizeof(int)), *rcount = calloc((size_t)P, sizeof(int));
   int *sdispl = calloc((size_t)P + 1, sizeof(int)), *rdispl = calloc((size_t)P + 1, sizeof(int));
-  int64_t *cnt = calloc((size_t)P, sizeof(int64_t));
-  /* Count, then place: two int64 per entry. A self-loop travels once, to its owner, as (u, u). */
-  for (int64_t k = 0; k < e->m; ++k) {
-    const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
-    if (u == v) {
-      cnt[entry_rank(g, u, u)] += 2;
-    } else {
-      cnt[entry_rank(g, u, v)] += 2;
-      cnt[entry_rank(g, v, u)] += 2;
+  /* cnt[t * P + r]: thread t's entries (two int64 each) for rank r; then its first slot. */
+  int64_t *cnt = calloc((size_t)T * P, sizeof(int64_t));
+  /* Count, then place. A self-loop travels once, to its owner, as (u, u). */
+#pragma omp parallel num_threads(T)
+  for (int t = omp_get_thread_num(); t < T; t += omp_get_num_threads()) {
+    int64_t *c = cnt + (size_t)t * P;
+    for (int64_t k = slice_at(e->m, t, T); k < slice_at(e->m, t + 1, T); ++k) {
+      const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
+      c[entry_rank(g, u, v)] += 2;
+      if (u != v) c[entry_rank(g, v, u)] += 2;
     }
   }
   for (int r = 0; r < P; ++r) {
-    scount[r] = to_int(cnt[r], "kernel 1 entries");
+    int64_t total = 0;
+    for (int t = 0; t < T; ++t) {
+      const int64_t c = cnt[(size_t)t * P + r];
+      cnt[(size_t)t * P + r] = total; /* thread t's offset inside rank r's part */
+      total += c;
+    }
+    scount[r] = to_int(total, "kernel 1 entries");
     sdispl[r + 1] = to_int((int64_t)sdispl[r] + scount[r], "kernel 1 entries");
   }
   KIT_MPI_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD));
   for (int r = 0; r < P; ++r) rdispl[r + 1] = to_int((int64_t)rdispl[r] + rcount[r], "kernel 1 entries");
   int64_t *sbuf = kit_malloc((size_t)(sdispl[P] + 1) * sizeof(int64_t), "kernel 1 send buffer");
   int64_t *rbuf = kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
-  for (int r = 0; r < P; ++r) cnt[r] = sdispl[r];
-  for (int64_t k = 0; k < e->m; ++k) {
-    const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
-    int r = entry_rank(g, u, v);
-    sbuf[cnt[r]++] = u;
-    sbuf[cnt[r]++] = v;
-    if (u != v) {
-      r = entry_rank(g, v, u);
-      sbuf[cnt[r]++] = v;
-      sbuf[cnt[r]++] = u;
+#pragma omp parallel num_threads(T)
+  for (int t = omp_get_thread_num(); t < T; t += omp_get_num_threads()) {
+    int64_t *c = cnt + (size_t)t * P;
+    for (int r = 0; r < P; ++r) c[r] += sdispl[r];
+    for (int64_t k = slice_at(e->m, t, T); k < slice_at(e->m, t + 1, T); ++k) {
+      const int64_t u = e->uv[2 * k], v = e->uv[2 * k + 1];
+      int r = entry_rank(g, u, v);
+      sbuf[c[r]++] = u;
+      sbuf[c[r]++] = v;
+      if (u != v) {
+        r = entry_rank(g, v, u);
+        sbuf[c[r]++] = v;
+        sbuf[c[r]++] = u;
+      }
     }
   }
   KIT_MPI_CHECK(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
   free(sbuf);
 
-  /* CSR by column-local source. */
+  /* CSR by column-local source. The counts are sums, so the threads add them atomically.
+   * The placement keeps the order in which the entries arrived, as a serial loop would:
+   * thread t owns the sources [split[t], split[t+1]) (about equal shares of the entries),
+   * reads every entry in order and places only its own. Each thread reads all of xs, but
+   * writes without atomics, and the CSR is the same for every thread count. */
   const int64_t P64 = P, nent = rdispl[P] / 2;
   g->loops = calloc((size_t)(g->own_count > 0 ? g->own_count : 1), sizeof(int32_t));
   g->xoff = calloc((size_t)g->ncol + 1, sizeof(int64_t));
   int64_t *xs = kit_malloc((size_t)(nent + 1) * sizeof(int64_t), "kernel 1 sources");
+#pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < nent; ++k) {
     const int64_t u = rbuf[2 * k], v = rbuf[2 * k + 1];
     if (u == v) {
-      g->loops[u - g->own_begin]++;
+      __atomic_fetch_add(&g->loops[u - g->own_begin], 1, __ATOMIC_RELAXED);
       xs[k] = -1;
       continue;
     }
     const int64_t bu = bfs_block_of(g->n, P64, u), ii = bu % g->R;
     xs[k] = g->col_off[ii] + (u - g->col_begin[ii]);
-    g->xoff[xs[k] + 1]++;
+    __atomic_fetch_add(&g->xoff[xs[k] + 1], 1, __ATOMIC_RELAXED);
   }
   for (int64_t x = 0; x < g->ncol; ++x) g->xoff[x + 1] += g->xoff[x];
   g->adj = kit_malloc((size_t)(g->xoff[g->ncol] + 1) * sizeof(uint32_t), "adjacency");
   int64_t *fill = kit_malloc((size_t)(g->ncol + 1) * sizeof(int64_t), "kernel 1 fill");
   memcpy(fill, g->xoff, (size_t)g->ncol * sizeof(int64_t));
-  for (int64_t k = 0; k < nent; ++k) {
-    if (xs[k] < 0) continue;
-    const int64_t v = rbuf[2 * k + 1];
-    const int64_t jj = bfs_block_of(g->n, P64, v) / g->R;
-    g->adj[fill[xs[k]]++] = (uint32_t)(g->row_off[jj] + (v - g->row_begin[jj]));
+  int64_t *split = kit_malloc((size_t)(T + 1) * sizeof(int64_t), "kernel 1 split");
+  int64_t x = 0;
+  for (int t = 0; t <= T; ++t) { /* the first source whose list starts at or after t/T of the entries */
+    const int64_t want = slice_at(g->xoff[g->ncol], t, T);
+    while (x < g->ncol && g->xoff[x] < want) ++x;
+    split[t] = t == T ? g->ncol : x;
   }
+#pragma omp parallel num_threads(T)
+  for (int t = omp_get_thread_num(); t < T; t += omp_get_num_threads()) {
+    const int64_t lo = split[t], hi = split[t + 1];
+    for (int64_t k = 0; k < nent; ++k) {
+      const int64_t x = xs[k];
+      if (x < lo || x >= hi) continue; /* also skips self-loops (-1) */
+      const int64_t v = rbuf[2 * k + 1];
+      const int64_t jj = bfs_block_of(g->n, P64, v) / g->R;
+      g->adj[fill[x]++] = (uint32_t)(g->row_off[jj] + (v - g->row_begin[jj]));
+    }
+  }
+  free(split);
   free(fill);
   free(xs);
   free(rbuf);

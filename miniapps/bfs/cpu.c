@@ -29,8 +29,8 @@ typedef struct cpu_state {
   uint32_t *col_list; /* the same as column-local indices */
   uint32_t *rowbits;  /* nrow bits: discovered here at this level */
   int64_t *best;      /* nrow keys: earliest (level, parent) found here per row vertex */
-  int64_t *best_own;  /* own_pad keys after the reduce-scatter */
-  int *rs_counts;     /* reduce-scatter block sizes (the row members' padded ranges) */
+  int64_t *best_own;  /* own_pad keys after the row's MIN */
+  int64_t *keys_in;   /* C * own_pad: the row members' keys for this rank's section */
   int32_t *level;     /* own_count */
   int64_t *parent;    /* own_count */
   bfs_exchange x;
@@ -50,8 +50,7 @@ static void *cpu_setup(const bfs_ctx *c) {
   s->rowbits = kit_malloc(((size_t)g->nrow / 32 + 1) * sizeof(uint32_t), "discovered");
   s->best = kit_malloc(((size_t)g->nrow + 1) * sizeof(int64_t), "parent keys");
   s->best_own = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "parent keys");
-  s->rs_counts = kit_malloc((size_t)g->C * sizeof(int), "counts");
-  for (int jj = 0; jj < g->C; ++jj) s->rs_counts[jj] = (int)(g->row_off[jj + 1] - g->row_off[jj]);
+  s->keys_in = kit_malloc(((g->C > 1 ? (size_t)g->C * g->own_pad : 0) + 1) * sizeof(int64_t), "parent keys");
   s->level = kit_malloc(((size_t)g->own_count + 1) * sizeof(int32_t), "levels");
   s->parent = kit_malloc(((size_t)g->own_count + 1) * sizeof(int64_t), "parents");
   bfs_exchange_init(&s->x, g);
@@ -132,7 +131,7 @@ static void cpu_run(void *st, int64_t root) {
 
   /* 5. Parents: the earliest, smallest-label discoverer, gathered by each owner. */
   KIT_RANGE_PUSH("parents");
-  KIT_MPI_CHECK(MPI_Reduce_scatter(s->best, s->best_own, s->rs_counts, MPI_INT64_T, MPI_MIN, g->row));
+  bfs_row_min_keys(g, s->best, s->best_own, s->keys_in);
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < g->own_count; ++k) {
     s->parent[k] = bfs_parent_of(s->level[k], s->best_own[k], g->own_begin + k);
@@ -159,7 +158,7 @@ static void cpu_teardown(void *st) {
   free(s->rowbits);
   free(s->best);
   free(s->best_own);
-  free(s->rs_counts);
+  free(s->keys_in);
   free(s->level);
   free(s->parent);
   free(s->traffic.lv);

@@ -157,3 +157,30 @@ void bfs_fold(const bfs_graph *g, int mode, const uint32_t *rowbits, uint32_t *o
     if (jj == g->j || !drop_remote()) merge(own_bits, x->rbuf + x->rdispl[jj], x->hdr_r[2 * jj], x->rcount[jj]);
   KIT_RANGE_POP();
 }
+
+void bfs_row_min_keys(const bfs_graph *g, const int64_t *row_keys, int64_t *own_keys, int64_t *scratch) {
+  const int C = g->C;
+  const int64_t n = g->own_pad;
+  if (C == 1) { /* the row is this rank's own section: its keys are final */
+    memcpy(own_keys, row_keys, (size_t)n * sizeof(int64_t));
+    return;
+  }
+  int *sc = kit_malloc((size_t)4 * C * sizeof(int), "key counts"), *sd = sc + C, *rc = sc + 2 * C, *rd = sc + 3 * C;
+  for (int jj = 0; jj < C; ++jj) {
+    sc[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]); /* member jj's section of my keys */
+    sd[jj] = bfs_msg_int(g->row_off[jj]);
+    rc[jj] = bfs_msg_int(n); /* member jj's keys for my section */
+    rd[jj] = bfs_msg_int((int64_t)jj * n);
+  }
+  KIT_MPI_CHECK(MPI_Alltoallv(row_keys, sc, sd, MPI_INT64_T, scratch, rc, rd, MPI_INT64_T, g->row));
+  free(sc);
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t m = scratch[k];
+    for (int jj = 1; jj < C; ++jj) {
+      const int64_t o = scratch[(int64_t)jj * n + k];
+      m = o < m ? o : m;
+    }
+    own_keys[k] = m;
+  }
+}

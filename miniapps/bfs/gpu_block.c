@@ -194,8 +194,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   b->sdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
   b->rcount = kit_malloc((size_t)peers * sizeof(int), "counts");
   b->rdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
-  b->rs_counts = kit_malloc((size_t)g->C * sizeof(int), "counts");
-  for (int jj = 0; jj < g->C; ++jj) b->rs_counts[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]);
+  if (g->C > 1) b->keys_in = kit_malloc((size_t)g->C * g->own_pad * sizeof(int64_t), "parent keys");
   bfs_work_init(&b->work, bfs_work_items(g));
   (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
   /* The memsets and copies above ran on the legacy stream: finish them before any
@@ -220,7 +219,7 @@ void bfs_gpu_free(bfs_gpu *b) {
   free(b->sdispl);
   free(b->rcount);
   free(b->rdispl);
-  free(b->rs_counts);
+  free(b->keys_in);
   memset(b, 0, sizeof *b);
 }
 
@@ -428,7 +427,7 @@ void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s) {
   const bfs_graph *g = b->g;
   const int64_t *keys = b->h_best;
   if (g->C > 1) {
-    KIT_MPI_CHECK(MPI_Reduce_scatter(b->h_best, b->h_best_own, b->rs_counts, MPI_INT64_T, MPI_MIN, g->row));
+    bfs_row_min_keys(g, b->h_best, b->h_best_own, b->keys_in);
     keys = b->h_best_own;
   }
   KIT_CUDA_CHECK(

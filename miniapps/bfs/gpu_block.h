@@ -115,7 +115,8 @@ typedef struct bfs_gpu {
   int64_t *h_best, *h_best_own;     /* pinned: nrow keys (C > 1 or HOST_KEYS), own_pad after MIN */
   int64_t *h_sec;                   /* pinned [C+1] */
   unsigned long long *h_count;      /* pinned */
-  int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl, *rs_counts; /* MPI counts */
+  int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl; /* MPI counts */
+  int64_t *keys_in;                 /* C > 1: C * own_pad, the row's keys for the own section */
   bfs_work work; /* scratch of the stream that runs the exchanges */
 } bfs_gpu;
 
@@ -146,7 +147,7 @@ void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s);
  * returns their number on this rank (synchronises s). */
 int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s);
 /* Parents from the device keys (BFS_GPU_ROW_KEYS), the "parents" range: the row's MIN
- * (MPI_Reduce_scatter when C > 1), then parent = the key's label (synchronises s). */
+ * (bfs_row_min_keys when C > 1), then parent = the key's label (synchronises s). */
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s);
 /* The same from keys the caller gathered in h_best (nrow of them). */
 void bfs_gpu_parents_host(bfs_gpu *b, cudaStream_t s);

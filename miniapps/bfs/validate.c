@@ -54,22 +54,32 @@ void bfs_validate(const bfs_csr *g, const int64_t *uv, int64_t m, int64_t root, 
     if (reached != (level[v] >= 0)) out->tree_levels++; /* the two arrays disagree on "reached" */
   }
 
-  /* Rules 2 and 5: every tree edge. */
+  /* Rules 2 and 5: every tree edge. These loops and the next only count, each vertex or
+   * edge on its own, so the threads share them (rule 1's memoised walk stays serial). */
+  int64_t tree_levels = 0, parent_edges = 0;
+#pragma omp parallel for reduction(+ : tree_levels, parent_edges) schedule(static)
   for (int64_t v = 0; v < n; ++v) {
     if (v == root || parent[v] < 0 || parent[v] >= n) continue;
     const int64_t p = parent[v];
-    if (level[v] != level[p] + 1 || depth[v] != level[v]) out->tree_levels++;
-    if (!bfs_csr_has_edge(g, p, v)) out->parent_edges++;
+    if (level[v] != level[p] + 1 || depth[v] != level[v]) tree_levels++;
+    if (!bfs_csr_has_edge(g, p, v)) parent_edges++;
   }
+  out->tree_levels += tree_levels;
+  out->parent_edges = parent_edges;
 
   /* Rules 3 and 4, and the edge count of TEPS: every input edge. */
+  int64_t spans = 0, edge_levels = 0, nedge = 0;
+#pragma omp parallel for reduction(+ : spans, edge_levels, nedge) schedule(static)
   for (int64_t k = 0; k < m; ++k) {
     const int64_t u = uv[2 * k], v = uv[2 * k + 1];
     const int ru = parent[u] != -1, rv = parent[v] != -1;
-    if (ru != rv) out->spans++;
-    else if (ru && (level[u] - level[v] > 1 || level[v] - level[u] > 1)) out->edge_levels++;
-    if (ru || rv) out->nedge++;
+    if (ru != rv) spans++;
+    else if (ru && (level[u] - level[v] > 1 || level[v] - level[u] > 1)) edge_levels++;
+    if (ru || rv) nedge++;
   }
+  out->spans = spans;
+  out->edge_levels = edge_levels;
+  out->nedge = nedge;
   free(depth);
   free(state);
   free(path);
