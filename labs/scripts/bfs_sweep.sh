@@ -4,7 +4,7 @@
 #   single : one GPU, scale 22, 8 roots: every variant; naive with the per-edge kernel too
 #   large  : one GPU, scale 24 (16.8 M vertices, 268 M edges), 8 roots: two-stream and
 #            multi-thread, each search validated as at every size
-#   dual   : two GPUs (2 ranks), scale 24: two-stream with --transfer list and bitmap on a
+#   dual   : two GPUs (2 ranks), scale 24 (BFS_DUAL_SCALE=22: a quarter of the time): two-stream with --transfer list and bitmap on a
 #            1 x 2 grid (fold messages, parents reduced along the row) and a 2 x 1 grid
 #            (expand messages, parents local), then auto on 1 x 2 and multi-thread --gpus 2
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
@@ -20,11 +20,12 @@ case $mode in
     run "$bin" --variant two-stream --scale 24 --roots 8
     run "$bin" --variant multi-thread --gpus 1 --scale 24 --roots 8 ;;
   dual)
+    sc=${BFS_DUAL_SCALE:-24}
     for grid in 1x2 2x1; do for t in list bitmap; do
-      run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale 24 --roots 8 --grid $grid --transfer $t
+      run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid $grid --transfer $t
     done; done
-    run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale 24 --roots 8 --grid 1x2 --transfer auto
-    run "$bin" --variant multi-thread --gpus 2 --scale 24 --roots 8 ;;
+    run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid 1x2 --transfer auto
+    run "$bin" --variant multi-thread --gpus 2 --scale $sc --roots 8 ;;
   cpu)
     for np in 1 2 4; do
       OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8

@@ -4,7 +4,8 @@
 #   cpu    : this machine, cpu variant, 1 and 2 ranks, L = 32 and 64, both layouts
 #   single : one GPU, naive and two-stream, L = 128, 256, 512, both layouts
 #   large  : one GPU, naive and two-stream at L = 512 only, both layouts (unverified)
-#   dual   : two GPUs (2 ranks), naive and two-stream at L = 512, both layouts
+#   dual   : two GPUs (2 ranks), naive and two-stream at L = 512 (unverified) and L = 64,
+#            both layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
 mode=$1; out=$2; bin=${3:-build/bin/ising}
 here=$(cd "$(dirname "$0")" && pwd)
 run() { "$@" --json "$out" > /dev/null || { echo "ising_sweep: failed: $*" >&2; exit 1; }; }

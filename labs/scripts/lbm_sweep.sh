@@ -6,7 +6,8 @@
 #   cavity : one GPU, the Re = 1000 cavity on 96^3 (and 128^3) to steady state against
 #            Albensoeder & Kuhlmann 2005; profiles as CSV beside OUT.jsonl
 #   dual   : two GPUs, 256^3 per GPU weak scaling and 256^3 strong scaling, naive and two-stream
-#            (the weak case also with --halo pack and cuda-aware)
+#            (the weak case also with --halo pack and cuda-aware); two H200, 2026-11-24:
+#            labs/data/h200x2-2026-11-24/lbm-dual-*.jsonl (cuda-aware skipped: MPI not CUDA-aware)
 #   halo   : one GPU, two ranks sharing it: naive and two-stream with --halo copies, pack and
 #            cuda-aware (skipped, 77, where MPI is not CUDA-aware) at 128^3 (oracle on) and
 #            256^3 in total, 50 steps x 5 repetitions; the exchange's phases (halo_out, mpi,

@@ -7,7 +7,7 @@
 #            variants that drive one GPU from one rank
 #   dual   : two GPUs, weak scaling of the periodic box: 64^3 cells (1.05 M atoms) on one
 #            GPU, 128 x 64 x 64 on two ranks (--ranks 2,1,1), naive and two-stream (issue 6;
-#            not run yet: no two-GPU machine has been lent)
+#            two H200, 2026-11-24: labs/data/h200x2-2026-11-24/particles-dual-*.jsonl)
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -2,7 +2,9 @@
 """summarize.py JSONL [--csv FILE]: one table row per kit.result/1 line (app, variant,
 ranks, GPUs, size, CPU fraction, steps per repetition, min/median/max seconds per
 repetition, figure of merit, GB/s, fraction of the ceiling measured in the same run,
-verification). Standard library only."""
+verification). A `halo` column (params.halo: lbm's copies, pack, cuda-aware, or peer for
+multi-thread) is added only when some line has one; a multi-thread line with params.halo
+and no params.p2p (lbm) shows its halo mode under p2p. Standard library only."""
 import argparse
 import csv
 import json
@@ -20,7 +22,9 @@ def row(r):
     return {
         "app": r["app"], "variant": r["variant"], "ranks": r["ranks"], "gpus": r["gpus"],
         "size": size, "cpu_frac": "" if cf is None else f"{cf:.4f}",
-        "p2p": "" if r["variant"] != "multi-thread" else ("on" if p.get("p2p") else "off"),
+        "p2p": "" if r["variant"] != "multi-thread" else
+               (p["halo"] if "p2p" not in p and p.get("halo") else ("on" if p.get("p2p") else "off")),
+        "halo": p.get("halo", ""),
         "omp_wait": p.get("omp_wait_policy", "") if r["variant"] == "hybrid" else "",
         "steps": r["time_s"].get("steps", ""),
         "min_s": f"{r['time_s']['min']:.6f}",
@@ -38,12 +42,15 @@ def main():
     ap.add_argument("--csv")
     a = ap.parse_args()
     rows = [row(json.loads(l)) for l in open(a.jsonl) if l.strip()]
+    all_cols = list(COLS)
+    if any(r["halo"] for r in rows):
+        all_cols.insert(all_cols.index("p2p") + 1, "halo")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLS)
+            w = csv.DictWriter(f, fieldnames=all_cols, extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
-    cols = COLS[:-1]
+    cols = all_cols[:-1]
     width = {c: max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in cols}
     print("  ".join(c.ljust(width[c]) for c in cols))
     for r in rows:

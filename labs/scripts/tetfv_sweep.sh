@@ -7,8 +7,8 @@
 #   hybrid : one GPU, box:150, the CPU-fraction sweep 0..5% and auto (Paper III Table 1)
 #   dual   : two GPUs, strong scaling of box:150: two-stream on 1 GPU, then naive and
 #            two-stream on 2 ranks and multi-thread --gpus 2, and beside them the
-#            communication-free bound (--no-exchange, Paper III) (issue 5; not run yet: no
-#            two-GPU machine has been lent)
+#            communication-free bound (--no-exchange, Paper III) (issue 5; two H200,
+#            2026-11-24: labs/data/h200x2-2026-11-24/tetfv-dual-*.jsonl)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
 here=$(cd "$(dirname "$0")" && pwd)
