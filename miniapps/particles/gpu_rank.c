@@ -4,6 +4,7 @@
  * connection matrix only, filter on receipt). */
 #include "gpu_rank.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
@@ -126,4 +127,64 @@ const pt_traffic *pt_rank_traffic(pt_gpu_rank *r) {
   r->tr.messages = r->ghost.messages + r->migr.messages;
   r->tr.bytes = r->ghost.bytes + r->migr.bytes;
   return &r->tr;
+}
+
+pt_rank_variant *pt_rv_new(const pt_ctx *c, size_t size, int lo_cell, int host_forces,
+                           void (*forces)(pt_rank_variant *), int bulk) {
+  pt_rank_variant *v = calloc(1, size);
+  if (!v) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
+  pt_rank_setup(&v->r, c->p, c->comm, c->dec, c->init, c->env->device, lo_cell, host_forces, 0, 0, c->faults);
+  v->forces = forces;
+  v->bulk = bulk;
+  return v;
+}
+
+void pt_rv_start(pt_rank_variant *v) {
+  pt_rank_load(&v->r);
+  v->forces(v);
+  if (v->bulk) pt_tile_join(&v->r.t); /* the thermo row reads the bulk's energies too */
+  pt_tile_thermo_row(&v->r.t);
+  pt_tile_sync(&v->r.t);
+  pt_rank_zero_counters(&v->r);
+}
+
+void pt_rv_reset(void *st) {
+  pt_rv_start(st);
+}
+
+void pt_rv_run(void *st, int steps) {
+  pt_rank_variant *v = st;
+  pt_gpu_rank *r = &v->r;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    pt_tile_kick_drift(&r->t);
+    pt_rank_migrate_start(r);
+    pt_rank_migrate_finish(r);
+    v->forces(v);
+    pt_tile_end_step(&r->t, v->bulk);
+    r->tr.steps++;
+    KIT_RANGE_POP();
+  }
+  KIT_RANGE_PUSH("wait_gpu");
+  pt_tile_sync(&r->t);
+  KIT_RANGE_POP();
+}
+
+long long pt_rv_fetch(void *st, double *out) {
+  return pt_rank_fetch(&((pt_rank_variant *)st)->r, out);
+}
+
+const double *pt_rv_thermo(void *st, int *steps) {
+  pt_rank_variant *v = st;
+  *steps = v->r.t.th_rows - 1;
+  return v->r.t.th;
+}
+
+const pt_traffic *pt_rv_traffic(void *st) {
+  return pt_rank_traffic(&((pt_rank_variant *)st)->r);
+}
+
+void pt_rv_teardown(void *st) {
+  pt_rank_free(&((pt_rank_variant *)st)->r);
+  free(st);
 }

@@ -59,6 +59,35 @@ int pt_rank_exchanges(const pt_gpu_rank *r);
 long long pt_rank_fetch(pt_gpu_rank *r, double *out);
 const pt_traffic *pt_rank_traffic(pt_gpu_rank *r);
 
+/* One rank per GPU (naive, two-stream, hybrid): the step every such variant takes, with the
+ * variant's own forces stage in the middle. Such a variant's state begins with a
+ * pt_rank_variant (so its address is the state's), and its contract functions, but setup,
+ * are the pt_rv_* below. One step:
+ *   1. half kick, drift and binning on the GPU (boundary stream);
+ *   2. migration: pt_rank_migrate_start, then _finish (the cell matrix rebuilt);
+ *   3. forces(v): the frontier exchange and the forces, in the variant's order;
+ *   4. the second half kick and thermodynamics, after the bulk stream where there is one. */
+typedef struct pt_rank_variant {
+  pt_gpu_rank r;
+  void (*forces)(struct pt_rank_variant *v); /* step 3, also the initial forces */
+  int bulk;                                  /* 1: forces() used the bulk stream (join it) */
+} pt_rank_variant;
+
+/* A zeroed state of `size` bytes (a pt_rank_variant first) for rank c's subdomain on its GPU,
+ * pt_rank_setup's lo_cell and host_forces; the variant sets its own fields, then calls
+ * pt_rv_start for the initial state and forces. */
+pt_rank_variant *pt_rv_new(const pt_ctx *c, size_t size, int lo_cell, int host_forces,
+                           void (*forces)(pt_rank_variant *), int bulk);
+void pt_rv_start(pt_rank_variant *v);
+void pt_rv_reset(void *st);
+void pt_rv_run(void *st, int steps);
+long long pt_rv_fetch(void *st, double *out);
+const double *pt_rv_thermo(void *st, int *steps);
+const pt_traffic *pt_rv_traffic(void *st);
+void pt_rv_teardown(void *st); /* frees the state too */
+/* The pt_variant entries after setup: reset, run, fetch, thermo, traffic, teardown. */
+#define PT_RV_CONTRACT pt_rv_reset, pt_rv_run, pt_rv_fetch, pt_rv_thermo, pt_rv_traffic, pt_rv_teardown
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,8 @@
  *      same lj_force_on (lj.h) in the same order, so the split does not change a bit;
  *   5. (GPU, boundary stream) the CPU's forces to the device; after the bulk, the second half
  *      kick and thermodynamics.
- * With F = 0 the CPU computes nothing and the step is two-stream's.
+ * With F = 0 the CPU computes nothing and the step is two-stream's. Step 1 and the end of
+ * step 5 are every one-rank-per-GPU variant's (pt_rv_run, gpu_rank.c).
  *   mpiexec -n 2 build/bin/particles --variant hybrid --cpu-fraction 0.05 --cells 40 */
 #include <stdlib.h>
 
@@ -26,7 +27,7 @@
 #include "lj.h"
 
 typedef struct hybrid_state {
-  pt_gpu_rank r;
+  pt_rank_variant v; /* first: the pt_rv_* contract functions take the state */
   int cpu_c0;    /* the CPU computes owned cells [cpu_c0, first[2]) */
   int cpu_cells; /* first[2] - cpu_c0 */
 } hybrid_state;
@@ -35,9 +36,9 @@ typedef struct hybrid_state {
  * h_x: owned particles and copies), into h_f, h_pe, h_vir. */
 static void cpu_forces(hybrid_state *s, int a, int b) {
   if (b <= a) return;
-  pt_gpu_tile *t = &s->r.t;
-  const int *cs = t->h_cstart, *nbr = s->r.dec.nbr;
-  const double *x = t->h_x, rc2 = s->r.p->rc2, eshift = s->r.p->eshift;
+  pt_gpu_tile *t = &s->v.r.t;
+  const int *cs = t->h_cstart, *nbr = s->v.r.dec.nbr;
+  const double *x = t->h_x, rc2 = s->v.r.p->rc2, eshift = s->v.r.p->eshift;
   double *f = t->h_f, *pe = t->h_pe, *vir = t->h_vir;
 #pragma omp parallel for schedule(dynamic, 8)
   for (int c = a; c < b; ++c)
@@ -46,8 +47,9 @@ static void cpu_forces(hybrid_state *s, int a, int b) {
 }
 
 /* Steps 2-5 but the kick (also the initial forces). */
-static void forces(hybrid_state *s) {
-  pt_gpu_rank *r = &s->r;
+static void forces(pt_rank_variant *v) {
+  hybrid_state *s = (hybrid_state *)v;
+  pt_gpu_rank *r = &v->r;
   pt_gpu_tile *t = &r->t;
   const int f1 = r->dec.first[1], f2 = r->dec.first[2], c0 = s->cpu_c0;
   const int gpu_internal_end = c0 < f1 ? c0 : f1, cpu_frontier_begin = c0 > f1 ? c0 : f1;
@@ -74,75 +76,24 @@ static void forces(hybrid_state *s) {
   pt_tile_put_forces(t, c0);
 }
 
-static void init_state(hybrid_state *s) {
-  pt_rank_load(&s->r);
-  forces(s);
-  pt_tile_join(&s->r.t);
-  pt_tile_thermo_row(&s->r.t);
-  pt_tile_sync(&s->r.t);
-  pt_rank_zero_counters(&s->r);
-}
-
 static void *hy_setup(const pt_ctx *c) {
-  hybrid_state *s = calloc(1, sizeof *s);
-  if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   const pt_decomp *d = &c->dec;
   /* kit_cpu_planes: round(F n), and the GPU keeps at least one cell. */
-  s->cpu_cells = c->cpu_fraction > 0.0 ? kit_cpu_planes(d->first[2], c->cpu_fraction) : 0;
-  s->cpu_c0 = d->first[2] - s->cpu_cells;
+  const int cpu_cells = c->cpu_fraction > 0.0 ? kit_cpu_planes(d->first[2], c->cpu_fraction) : 0;
+  const int cpu_c0 = d->first[2] - cpu_cells;
   /* The host mirror must hold the CPU cells' owned neighbours (the lowest local index among
    * them; the cell itself is one) and the frontier cells (their particles are sent). */
   int lo = d->first[1];
-  for (int cell = s->cpu_c0; cell < d->first[2]; ++cell)
+  for (int cell = cpu_c0; cell < d->first[2]; ++cell)
     for (int m = 0; m < 27; ++m) {
       const int nb = d->nbr[27 * cell + m];
       if (nb < lo) lo = nb;
     }
-  pt_rank_setup(&s->r, c->p, c->comm, c->dec, c->init, c->env->device, lo, 1, 0, 0, c->faults);
-  init_state(s);
+  hybrid_state *s = (hybrid_state *)pt_rv_new(c, sizeof *s, lo, 1, forces, 1);
+  s->cpu_cells = cpu_cells;
+  s->cpu_c0 = cpu_c0;
+  pt_rv_start(&s->v);
   return s;
-}
-
-static void hy_reset(void *st) {
-  init_state(st);
-}
-
-static void hy_run(void *st, int steps) {
-  hybrid_state *s = st;
-  pt_gpu_rank *r = &s->r;
-  for (int t = 0; t < steps; ++t) {
-    KIT_RANGE_PUSH("step");
-    pt_tile_kick_drift(&r->t);
-    pt_rank_migrate_start(r);
-    pt_rank_migrate_finish(r);
-    forces(s);
-    pt_tile_end_step(&r->t, 1);
-    r->tr.steps++;
-    KIT_RANGE_POP();
-  }
-  KIT_RANGE_PUSH("wait_gpu");
-  pt_tile_sync(&r->t);
-  KIT_RANGE_POP();
-}
-
-static long long hy_fetch(void *st, double *out) {
-  return pt_rank_fetch(&((hybrid_state *)st)->r, out);
-}
-
-static const double *hy_thermo(void *st, int *steps) {
-  hybrid_state *s = st;
-  *steps = s->r.t.th_rows - 1;
-  return s->r.t.th;
-}
-
-static const pt_traffic *hy_traffic(void *st) {
-  return pt_rank_traffic(&((hybrid_state *)st)->r);
-}
-
-static void hy_teardown(void *st) {
-  hybrid_state *s = st;
-  pt_rank_free(&s->r);
-  free(s);
 }
 
 const pt_variant pt_hybrid = {
@@ -150,10 +101,5 @@ const pt_variant pt_hybrid = {
     "one rank per GPU; the CPU cores compute the forces of a share of the cells (--cpu-fraction F|auto)",
     1,
     hy_setup,
-    hy_reset,
-    hy_run,
-    hy_fetch,
-    hy_thermo,
-    hy_traffic,
-    hy_teardown,
+    PT_RV_CONTRACT,
 };

@@ -8,7 +8,8 @@
  *   4. the frontier cells' particles to the host, MPI to the connections of each cell's row
  *      of the connection matrix, the filtered copies back to the device;
  *   5. forces on every owned cell (internal and frontier) in one kernel, second half kick.
- * The GPU idles while 2 and 4 copy and talk.
+ * The GPU idles while 2 and 4 copy and talk. Steps 1-3 and the end of 5 are every
+ * one-rank-per-GPU variant's (pt_rv_run, gpu_rank.c); this file is the forces stage.
  *   mpiexec -n 2 build/bin/particles --variant naive --cells 40 --iters 100 */
 #include <stdlib.h>
 
@@ -16,13 +17,9 @@
 #include "kit/check.h"
 #include "kit/ranges.h"
 
-typedef struct naive_state {
-  pt_gpu_rank r;
-} naive_state;
-
 /* Steps 4-5 (also the initial forces): copies out, MPI, copies in, then every force. */
-static void forces(naive_state *s) {
-  pt_gpu_rank *r = &s->r;
+static void forces(pt_rank_variant *v) {
+  pt_gpu_rank *r = &v->r;
   pt_gpu_tile *t = &r->t;
   KIT_RANGE_PUSH("d2h");
   pt_tile_fetch_frontier(t);
@@ -39,62 +36,10 @@ static void forces(naive_state *s) {
   KIT_RANGE_POP();
 }
 
-static void init_state(naive_state *s) {
-  pt_rank_load(&s->r);
-  forces(s);
-  pt_tile_thermo_row(&s->r.t);
-  pt_tile_sync(&s->r.t);
-  pt_rank_zero_counters(&s->r);
-}
-
 static void *naive_setup(const pt_ctx *c) {
-  naive_state *s = calloc(1, sizeof *s);
-  if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
-  pt_rank_setup(&s->r, c->p, c->comm, c->dec, c->init, c->env->device, c->dec.first[1], 0, 0, 0, c->faults);
-  init_state(s);
-  return s;
-}
-
-static void naive_reset(void *st) {
-  init_state(st);
-}
-
-static void naive_run(void *st, int steps) {
-  naive_state *s = st;
-  pt_gpu_rank *r = &s->r;
-  for (int t = 0; t < steps; ++t) {
-    KIT_RANGE_PUSH("step");
-    pt_tile_kick_drift(&r->t);
-    pt_rank_migrate_start(r);
-    pt_rank_migrate_finish(r);
-    forces(s);
-    pt_tile_end_step(&r->t, 0);
-    r->tr.steps++;
-    KIT_RANGE_POP();
-  }
-  KIT_RANGE_PUSH("wait_gpu");
-  pt_tile_sync(&r->t);
-  KIT_RANGE_POP();
-}
-
-static long long naive_fetch(void *st, double *out) {
-  return pt_rank_fetch(&((naive_state *)st)->r, out);
-}
-
-static const double *naive_thermo(void *st, int *steps) {
-  naive_state *s = st;
-  *steps = s->r.t.th_rows - 1;
-  return s->r.t.th;
-}
-
-static const pt_traffic *naive_traffic(void *st) {
-  return pt_rank_traffic(&((naive_state *)st)->r);
-}
-
-static void naive_teardown(void *st) {
-  naive_state *s = st;
-  pt_rank_free(&s->r);
-  free(s);
+  pt_rank_variant *v = pt_rv_new(c, sizeof *v, c->dec.first[1], 0, forces, 0 /* one stream */);
+  pt_rv_start(v);
+  return v;
 }
 
 const pt_variant pt_naive = {
@@ -102,10 +47,5 @@ const pt_variant pt_naive = {
     "one rank per GPU, one stream: drift, migrate, sort, then D2H, MPI, H2D of the frontier, then all forces",
     1,
     naive_setup,
-    naive_reset,
-    naive_run,
-    naive_fetch,
-    naive_thermo,
-    naive_traffic,
-    naive_teardown,
+    PT_RV_CONTRACT,
 };

@@ -13,6 +13,8 @@
  * `bulk_done` before the kick, so the next step's drift never moves a particle the bulk is
  * still reading. The internal and frontier kernels write disjoint forces, and the copies that
  * arrive during the bulk kernel land behind the owned particles, where it never reads.
+ * Step 1 and the end of step 4 are every one-rank-per-GPU variant's (pt_rv_run, gpu_rank.c);
+ * this file is the forces stage.
  *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100 */
 #include <stdlib.h>
 
@@ -20,13 +22,9 @@
 #include "kit/check.h"
 #include "kit/ranges.h"
 
-typedef struct two_stream_state {
-  pt_gpu_rank r;
-} two_stream_state;
-
 /* Steps 2-3 (also the initial forces). */
-static void forces(two_stream_state *s) {
-  pt_gpu_rank *r = &s->r;
+static void forces(pt_rank_variant *v) {
+  pt_gpu_rank *r = &v->r;
   pt_gpu_tile *t = &r->t;
   const pt_decomp *d = &r->dec;
   KIT_RANGE_PUSH("internal_launch");
@@ -45,63 +43,10 @@ static void forces(two_stream_state *s) {
   kit_gpu_range_end(g, t->boundary);
 }
 
-static void init_state(two_stream_state *s) {
-  pt_rank_load(&s->r);
-  forces(s);
-  pt_tile_join(&s->r.t); /* the thermo row reads the bulk's energies too */
-  pt_tile_thermo_row(&s->r.t);
-  pt_tile_sync(&s->r.t);
-  pt_rank_zero_counters(&s->r);
-}
-
 static void *ts_setup(const pt_ctx *c) {
-  two_stream_state *s = calloc(1, sizeof *s);
-  if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
-  pt_rank_setup(&s->r, c->p, c->comm, c->dec, c->init, c->env->device, c->dec.first[1], 0, 0, 0, c->faults);
-  init_state(s);
-  return s;
-}
-
-static void ts_reset(void *st) {
-  init_state(st);
-}
-
-static void ts_run(void *st, int steps) {
-  two_stream_state *s = st;
-  pt_gpu_rank *r = &s->r;
-  for (int t = 0; t < steps; ++t) {
-    KIT_RANGE_PUSH("step");
-    pt_tile_kick_drift(&r->t);
-    pt_rank_migrate_start(r);
-    pt_rank_migrate_finish(r);
-    forces(s);
-    pt_tile_end_step(&r->t, 1);
-    r->tr.steps++;
-    KIT_RANGE_POP();
-  }
-  KIT_RANGE_PUSH("wait_gpu");
-  pt_tile_sync(&r->t);
-  KIT_RANGE_POP();
-}
-
-static long long ts_fetch(void *st, double *out) {
-  return pt_rank_fetch(&((two_stream_state *)st)->r, out);
-}
-
-static const double *ts_thermo(void *st, int *steps) {
-  two_stream_state *s = st;
-  *steps = s->r.t.th_rows - 1;
-  return s->r.t.th;
-}
-
-static const pt_traffic *ts_traffic(void *st) {
-  return pt_rank_traffic(&((two_stream_state *)st)->r);
-}
-
-static void ts_teardown(void *st) {
-  two_stream_state *s = st;
-  pt_rank_free(&s->r);
-  free(s);
+  pt_rank_variant *v = pt_rv_new(c, sizeof *v, c->dec.first[1], 0, forces, 1);
+  pt_rv_start(v);
+  return v;
 }
 
 const pt_variant pt_two_stream = {
@@ -109,10 +54,5 @@ const pt_variant pt_two_stream = {
     "one rank per GPU; internal cells on the bulk stream while the frontier goes D2H, MPI, H2D and computes",
     1,
     ts_setup,
-    ts_reset,
-    ts_run,
-    ts_fetch,
-    ts_thermo,
-    ts_traffic,
-    ts_teardown,
+    PT_RV_CONTRACT,
 };
