@@ -163,25 +163,21 @@ void pt_unpack_ghosts(const pt_params *p, const pt_decomp *d, const px_plan *gho
    * bin of every copy first, in parallel (g->cell, overwritten below, is the scratch): a
    * binary search of the cell array each, the costliest host loop of a GPU step (25 of 33 ms
    * per step at 4 M atoms on one H200 when it ran serially). Then the kept copies are
-   * compacted in arrival order, so the result does not depend on the thread count. One
-   * parallel region serves every connection (a box has 26): a region per connection cost a
-   * team start each, and a multi-thread tile thread starts a nested team. */
-#pragma omp parallel if (total > 4096)
-  {
-    long long at = 0;
-    for (int k = 0; k < ghost->n; ++k) {
-      const double *buf = ghost->rbuf[k];
-      const long long nk = (long long)ghost->rcount[k];
-      int *bin = g->cell + at;
-#pragma omp for schedule(static) nowait
-      for (long long q = 0; q < nk; ++q) {
-        const int c = pt_cell_of(p, d, buf + q * PT_GHOST_W + 1);
-        bin[q] = c >= 0 && pt_group(d, c) == PT_EXTERNAL ? c : -1;
-      }
-      at += nk;
+   * compacted in arrival order, so the result does not depend on the thread count. */
+  long long off = 0;
+  for (int k = 0; k < ghost->n; ++k) {
+    const double *buf = ghost->rbuf[k];
+    const long long nk = (long long)ghost->rcount[k];
+    int *bin = g->cell + off;
+#pragma omp parallel for schedule(static) if (nk > 4096)
+    for (long long q = 0; q < nk; ++q) {
+      const int c = pt_cell_of(p, d, buf + q * PT_GHOST_W + 1);
+      bin[q] = c >= 0 && pt_group(d, c) == PT_EXTERNAL ? c : -1;
     }
+    off += nk;
   }
-  long long m = 0, off = 0;
+  long long m = 0;
+  off = 0;
   for (int k = 0; k < ghost->n; ++k)
     for (size_t q = 0; q < ghost->rcount[k]; ++q) {
       const double *r = ghost->rbuf[k] + q * PT_GHOST_W;

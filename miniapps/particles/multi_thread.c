@@ -33,7 +33,6 @@
 typedef struct mt_state {
   pt_ctx c;
   int ntile; /* T: tiles (threads) of this process */
-  int inner; /* each tile thread's nested team: the rank's threads / T, at least 1 */
   pt_gpu_rank tile[PT_MT_MAX_GPUS];
   pt_particles init[PT_MT_MAX_GPUS]; /* each tile's initial particles */
   int *peer[PT_MT_MAX_GPUS];         /* per connection: the local thread at the other end, or -1 */
@@ -87,23 +86,18 @@ static void step(mt_state *s, int i) {
   r->tr.steps++;
 }
 
-/* The parallel regions need exactly one thread per tile (their barriers count them). Each
- * tile thread then gives its host loops (the frontier pack, the ghost filter: frontier.c) a
- * nested team of its share of the rank's threads, which would otherwise idle while one
- * thread per GPU works through them alone. */
-static void enter_tile_thread(const mt_state *s) {
-  const int want = s->ntile;
+/* The parallel regions need exactly one thread per tile (their barriers count them). */
+static void check_team(int want) {
   if (omp_get_num_threads() != want)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
             "multi-thread needs %d OpenMP threads (one per tile), got %d", want, omp_get_num_threads());
-  omp_set_num_threads(s->inner);
 }
 
 static void init_state(mt_state *s) {
   const int T = s->ntile;
 #pragma omp parallel num_threads(T)
   {
-    enter_tile_thread(s);
+    check_team(T);
     const int i = omp_get_thread_num();
     pt_gpu_rank *r = &s->tile[i];
     KIT_CUDA_CHECK(cudaSetDevice(r->t.device));
@@ -127,8 +121,6 @@ static void *mt_setup(const pt_ctx *c) {
   if (T < 1 || T > PT_MT_MAX_GPUS || visible < 1)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread: %d tiles on %d visible devices", T, visible);
   s->ntile = T;
-  s->inner = omp_get_max_threads() / T > 1 ? omp_get_max_threads() / T : 1;
-  omp_set_max_active_levels(2); /* the tile threads' nested teams (enter_tile_thread) */
   const int *dims = p->ranks; /* the tile grid, ranks x threads (main.c) */
   /* Each tile's initial particles: this rank's, by the tile owning their cell. */
   for (long long k = 0; k < c->init->n; ++k) {
@@ -187,7 +179,7 @@ static void mt_run(void *st, int steps) {
   const int T = s->ntile;
 #pragma omp parallel num_threads(T)
   {
-    enter_tile_thread(s);
+    check_team(T);
     const int i = omp_get_thread_num();
     pt_gpu_rank *r = &s->tile[i];
     KIT_CUDA_CHECK(cudaSetDevice(r->t.device));
