@@ -35,6 +35,27 @@ How the lines are read:
   FROM's N = 1 run (same size, steps and device) as T1, e.g. multi-thread=two-stream: the
   best one-GPU code rather than multi-thread driving a single GPU.
 The JSON lines carry no date: give it with --date (default: the file's modification date).
+
+Second mode, one GPU against two, every app in one table:
+
+    python3 labs/05-scaling/plot.py --two-gpu FILE.jsonl [FILE.jsonl ...] \
+        [--t1 APP=ONE_GPU.jsonl] [--exclude FIELD=VALUE] [--date D] [--note TEXT] --out PREFIX
+
+Writes PREFIX.csv (one row per two-GPU run: app, kind, problem, variant, T1, T2, S, eta,
+and where each time came from) and PREFIX.png (eta per app and variant, the ideal at 1).
+T2 is each run on N = 2 GPUs (`gpus`; any run on more or fewer is not a T2). T1 is a run
+on one GPU (one rank) of the same app, device and configuration (config_of, without P2P
+and CPU share), chosen as the lab 05 README defines it for the two-GPU data of 2026-11-24:
+- by default: `two-stream`'s one-GPU run in the same file, for every variant (the `dual`
+  sweeps run no other one-GPU variant);
+- with --t1 APP=FILE: for APP, the variant's own one-GPU run in FILE (another job), e.g.
+  ising=labs/data/h200-2026-11-24/ising-large-tuned-52d1b8c.jsonl.
+Strong when T1 has the same problem in total, weak when T1's problem is the two-GPU run's
+problem per GPU (as the weak series above). Strong: S = T1 / TN, eta = S / N; weak:
+eta = T1 / TN, S = N T1 / TN. Of several candidate T1 runs the last line is used. Runs with
+no T1 (other sizes, apps without a one-GPU run such as bfs) and runs matching --exclude
+(e.g. halo=pack) are listed as left out. Runs whose verification FAILED are left out;
+SKIPPED ones (--no-verify, --no-exchange) are kept and marked in the CSV.
 Standard library and matplotlib.
 """
 import argparse
@@ -338,8 +359,227 @@ def plot(series_rows, title, png):
     plt.close(fig)
 
 
+# ---------------------------------------------------------------------------------------------
+# --two-gpu: one GPU against two, every app in one table (lab 05 README, "Two NVIDIA H200,
+# every app but bfs, 2026-11-24").
+
+VARIANT_ORDER = {"two-stream": 0, "multi-thread": 1, "hybrid": 2, "naive": 3, "cpu": 4}
+KIND_ORDER = {"weak": 0, "strong": 1}
+
+
+def t1_config(r):
+    """config_of without what only a multi-GPU run has (P2P) or the CPU share."""
+    return tuple((k, v) for k, v in config_of(r).items() if k not in ("p2p", "cpu_fraction"))
+
+
+def setting_of(r):
+    """What tells two runs of one app and variant apart in the table: ising's layout, lbm's
+    --halo, multi-thread's P2P, tetfv's --no-exchange."""
+    p = r["params"]
+    parts = []
+    if "layout" in p:
+        parts.append(p["layout"])
+    if r["variant"] == "multi-thread":
+        parts.append("P2P" if p.get("p2p", True) else "staged")
+    elif "halo" in p:
+        parts.append(f"--halo {p['halo']}")
+    if p.get("no_exchange"):
+        parts.append("--no-exchange (bound)")
+    return ", ".join(parts)
+
+
+def two_gpu_rows(files, t1_files, rules):
+    """One row per two-GPU run that has a T1, and the notes on everything left out."""
+    rows, notes = [], []
+    for fi, path in enumerate(files):
+        recs, dropped = read(path)
+        notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
+        for r in recs:
+            r["_file"] = path
+        for r in recs:
+            n = unit_count(r)
+            where = f"{os.path.basename(path)} line {r['_line']}"
+            if n == 1 or r["variant"] == "cpu":
+                continue  # a T1 candidate, not a T2
+            if n != 2:
+                notes.append(f"{where}: {r['app']} {r['variant']} on N = {n}: not a two-GPU run")
+                continue
+            if excluded(r, rules):
+                notes.append(f"{where}: {r['app']} {r['variant']}"
+                             + (f" {setting_of(r)}" if setting_of(r) else "") + ": left out by --exclude")
+                continue
+            app = r["app"]
+            prob = PROBLEMS[app]
+            if app in t1_files:
+                pool, own = t1_files[app], True
+            else:
+                pool, own = recs, False
+            want = r["variant"] if own else "two-stream"
+            dims = prob.dims(r["params"])
+            per_gpu = prob.weak(dims, n)
+            found = None
+            for c in pool:
+                if (c["app"] != app or c["variant"] != want or unit_count(c) != 1 or c["ranks"] != 1
+                        or c["device"] != r["device"] or t1_config(c) != t1_config(r)
+                        or excluded(c, rules)):
+                    continue
+                d = prob.dims(c["params"])
+                if d == dims:
+                    found = ("strong", c)
+                elif per_gpu is not None and d == per_gpu:
+                    found = ("weak", c)
+            if found is None:
+                src = os.path.basename(t1_files[app][0]["_file"]) if own and t1_files[app] else os.path.basename(path)
+                notes.append(f"{where}: {app} {r['variant']} {prob.label(dims)}"
+                             + (f" {setting_of(r)}" if setting_of(r) else "") + ": no one-GPU "
+                             f"{want} run of the same size (strong) or size per GPU (weak) and "
+                             f"configuration in {src}")
+                continue
+            kind, base = found
+            t1 = base["time_s"]["median"] / base["time_s"]["steps"]
+            t2 = r["time_s"]["median"] / r["time_s"]["steps"]
+            if kind == "strong":
+                s_, eta = t1 / t2, t1 / (n * t2)
+            else:
+                s_, eta = n * t1 / t2, t1 / t2
+            p = r["params"]
+            problem = prob.label(prob.dims(base["params"])) + (" per GPU" if kind == "weak" else " in total")
+            rows.append(OrderedDict([
+                ("app", app), ("kind", kind), ("problem", problem), ("variant", r["variant"]),
+                ("setting", setting_of(r)), ("N", n), ("ranks", r["ranks"]), ("gpus", r["gpus"]),
+                ("threads", r["threads"]),
+                (prob.per_unit, prob.work(p) // n),
+                ("steps", r["time_s"]["steps"]), ("reps", r["time_s"]["reps"]),
+                ("time_unit", f"ms per {prob.noun}"),
+                ("T1_ms", f"{t1 * 1e3:.6g}"), ("T2_ms", f"{t2 * 1e3:.6g}"),
+                ("speedup", f"{s_:.4f}"), ("efficiency", f"{eta:.4f}"),
+                ("T1_variant", base["variant"]),
+                ("T1_from", "own one-GPU run" if own else "two-stream's one-GPU run"),
+                ("fom_T1", f"{base['fom']['value']:.6g}"), ("fom_T2", f"{r['fom']['value']:.6g}"),
+                ("fom_unit", r["fom"]["unit"]),
+                ("fraction_of_ceiling_T1", f"{base['fraction_of_ceiling']:.4f}"),
+                ("fraction_of_ceiling_T2", f"{r['fraction_of_ceiling']:.4f}"),
+                ("verify_T1", base["verify"]["status"]), ("verify_T2", r["verify"]["status"]),
+                ("device", r["device"]),
+                ("T1_file", base["_file"]), ("T1_line", base["_line"]), ("T1_git", base.get("git", "")),
+                ("T2_file", path), ("T2_line", r["_line"]), ("T2_git", r.get("git", "")),
+                ("_order", (fi, KIND_ORDER[kind], bool(p.get("no_exchange")),
+                            VARIANT_ORDER.get(r["variant"], 9), setting_of(r), r["_line"])),
+            ]))
+    rows.sort(key=lambda x: x["_order"])
+    return rows, notes
+
+
+def plot_two_gpu(rows, title, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = sorted({r["variant"] for r in rows}, key=lambda v: VARIANT_ORDER.get(v, 9))
+    colours = {v: f"C{i}" for i, v in enumerate(variants)}
+    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(rows) + 2), 5.6))
+    x, gap, prev, centres = 0.0, 0.6, None, {}
+    for r in rows:
+        group = (r["app"], r["kind"], r["problem"])
+        if prev is not None and group != prev:
+            x += gap
+        prev = group
+        r["_x"] = x
+        centres.setdefault(group, []).append(x)
+        eta = float(r["efficiency"])
+        bound = "--no-exchange" in r["setting"]
+        ax.bar(x, eta, width=0.8, color=colours[r["variant"]], hatch="//" if bound else None,
+               edgecolor="black" if bound else colours[r["variant"]], linewidth=0.5,
+               alpha=0.55 if bound else 0.9)
+        ax.text(x, eta + 0.015, f"{eta:.3f}", ha="center", fontsize=7)
+        x += 1
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+    ax.set_xticks([r["_x"] for r in rows])
+    ax.set_xticklabels([r["variant"] + ("\n" + r["setting"].replace(" (bound)", "").replace(", ", "\n")
+                                        if r["setting"] else "") for r in rows], fontsize=6.5)
+    for (app, kind, problem), xs in centres.items():
+        ax.text(sum(xs) / len(xs), -0.17, f"{app}, {kind}\n{problem}", ha="center", va="top",
+                fontsize=7.5, transform=ax.get_xaxis_transform())
+    ax.set_ylim(0, 1.3)
+    ax.set_ylabel("parallel efficiency eta on 2 GPUs")
+    handles = [matplotlib.patches.Patch(color=colours[v], label=v) for v in variants]
+    handles.append(matplotlib.lines.Line2D([], [], color="black", linestyle="--", label="ideal: eta = 1"))
+    if any("--no-exchange" in r["setting"] for r in rows):
+        handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch="//",
+                                                label="--no-exchange: the communication-free bound"))
+    ax.legend(handles=handles, fontsize=7.5, loc="upper center", ncol=len(handles), framealpha=0.95)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.subplots_adjust(bottom=0.24)
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def two_gpu_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="plot.py --two-gpu",
+        description="One GPU against two, every app: T1, T2, S and eta per two-GPU run (lab 05).")
+    ap.add_argument("--two-gpu", nargs="+", required=True, metavar="FILE.jsonl",
+                    help="JSON lines holding the two-GPU runs (and, by default, their T1)")
+    ap.add_argument("--t1", action="append", default=[], metavar="APP=FILE",
+                    help="APP's T1: each variant's own one-GPU run in FILE; repeatable")
+    ap.add_argument("--exclude", action="append", default=[], metavar="FIELD=VALUE",
+                    help="leave out two-GPU runs whose params (or top-level) FIELD equals VALUE, "
+                         "e.g. halo=pack; repeatable")
+    ap.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.csv and PREFIX.png")
+    ap.add_argument("--date", help="date of the measurement for the title [the first file's modification date]")
+    ap.add_argument("--note", help="a further title line")
+    a = ap.parse_args(argv)
+    try:
+        rules = [tuple(e.split("=", 1)) for e in a.exclude]
+        t1_specs = [tuple(t.split("=", 1)) for t in a.t1]
+    except ValueError:
+        ap.error("--t1 and --exclude take NAME=VALUE")
+    if any(len(x) != 2 for x in rules + t1_specs):
+        ap.error("--t1 and --exclude take NAME=VALUE")
+    t1_files, notes = {}, []
+    for app, path in t1_specs:
+        recs, dropped = read(path)
+        for r in recs:
+            r["_file"] = path
+        t1_files[app] = [r for r in recs if r["app"] == app]
+        notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
+    rows, more = two_gpu_rows(a.two_gpu, t1_files, rules)
+    notes += more
+    if not rows:
+        for d in notes:
+            print(f"note: {d}")
+        print("plot.py: no two-GPU run with a one-GPU T1 in " + ", ".join(a.two_gpu), file=sys.stderr)
+        return 1
+    fields = [k for k in rows[0] if not k.startswith("_")]
+    with open(a.out + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    date = a.date or datetime.date.fromtimestamp(os.path.getmtime(a.two_gpu[0])).isoformat()
+    devices = "; ".join(sorted({r["device"] for r in rows}))
+    apps = ", ".join(OrderedDict.fromkeys(r["app"] for r in rows))
+    title = (f"{apps}: one GPU against two (strong: eta = T1/(2 T2); weak: eta = T1/T2)\n"
+             f"two {devices}, {date}" + (f"\n{a.note}" if a.note else ""))
+    plot_two_gpu(rows, title, a.out + ".png")
+    cols = ["app", "kind", "problem", "variant", "setting", "T1_ms", "T2_ms", "speedup", "efficiency",
+            "T1_from", "verify_T2"]
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+    for d in notes:
+        print(f"note: {d}")
+    print(f"device: two {devices}, {date}; wrote {a.out}.csv and {a.out}.png")
+    return 0
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(description="Scaling curves from kit.result/1 JSON lines (lab 05).")
+    if "--two-gpu" in argv:
+        return two_gpu_main(argv)
+    ap = argparse.ArgumentParser(description="Scaling curves from kit.result/1 JSON lines (lab 05).",
+                                 epilog="plot.py --two-gpu FILE... --out PREFIX: one GPU against "
+                                        "two, every app (plot.py --two-gpu --help).")
     ap.add_argument("jsonl")
     ap.add_argument("--out", metavar="PREFIX", help="writes PREFIX.csv and PREFIX.png [input without .jsonl]")
     ap.add_argument("--kind", choices=("strong", "weak", "both"), default="both",

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""plot.py JSONL [--png FILE] [--csv FILE]: lab 06's table (and bar chart when matplotlib is
-installed) of checkerboard against sliced: picoseconds per flip attempt, MPI messages and
-bytes per sweep (summed over ranks), for every (variant, ranks, L) in the JSON lines that
-ising_sweep.sh wrote."""
+"""plot.py JSONL [--png FILE] [--csv FILE] [--ceiling]: lab 06's table (and bar chart when
+matplotlib is installed) of checkerboard against sliced: picoseconds per flip attempt, MPI
+messages and bytes per sweep (summed over ranks), for every (variant, ranks, L) in the JSON
+lines that ising_sweep.sh wrote. --ceiling adds the record's fraction_of_ceiling (the 4-byte
+model's bandwidth over the device triad x GPUs) and ceiling_GBs as the last two columns."""
 import argparse
 import csv
 import json
@@ -15,7 +16,10 @@ def main():
     ap.add_argument("jsonl")
     ap.add_argument("--png")
     ap.add_argument("--csv")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="add the columns fraction_of_ceiling and ceiling_GBs")
     a = ap.parse_args()
+    cols = COLS + (["fraction_of_ceiling", "ceiling_GBs"] if a.ceiling else [])
     rows = []
     for line in open(a.jsonl):
         if not line.strip():
@@ -28,17 +32,19 @@ def main():
                      "L": f"{p['lx']}x{p['ly']}x{p['lz']}", "layout": p["layout"],
                      "ps_per_flip": round(r["fom"]["value"], 3),
                      "msgs_per_sweep": r["messages"]["per_step"], "bytes_per_sweep": r["messages"]["bytes_per_step"],
-                     "verify": r["verify"]["status"]})
+                     "verify": r["verify"]["status"],
+                     "fraction_of_ceiling": round(r["fraction_of_ceiling"], 4),
+                     "ceiling_GBs": round(r["ceiling_GBs"], 1)})
     rows.sort(key=lambda x: (x["variant"], x["ranks"], x["L"], x["layout"]))
     if a.csv:
         with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLS)
+            w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
-    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in COLS}
-    print("  ".join(c.ljust(width[c]) for c in COLS))
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
     for r in rows:
-        print("  ".join(str(r[c]).ljust(width[c]) for c in COLS))
+        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
     if a.png:
         import matplotlib
         matplotlib.use("Agg")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plot.py [DIR] [--outdir DIR] [--date TEXT]: lab 07 (the lbm lid-driven cavity).
+"""plot.py [DIR] [--outdir DIR] [--date TEXT] [--dual]: lab 07 (the lbm lid-driven cavity).
 
 DIR is a folder of lbm runs (default: labs/data/h200-2026-11-23, the bundled H200 data) that
 holds what labs/scripts/lbm_sweep.sh writes:
@@ -27,6 +27,18 @@ and writes into --outdir (default: this lab's folder for the bundled data, else 
   cavity_profiles.png     ux(z) on the vertical centre line and uz(x) on the horizontal one,
                           every profile CSV against the Albensoeder & Kuhlmann (2005) points,
                           and the pointwise error at those points
+
+With --dual, DIR holds two-GPU runs (lbm_sweep.sh dual, e.g. labs/data/h200x2-2026-11-24)
+and only this is written, nothing else:
+
+  lbm_dual.csv            one row per timed GPU run: its kind (T1: two-stream's one-GPU run,
+                          the baseline of every variant; weak: the two-GPU run's size per GPU
+                          is T1's; strong: its total is T1's), ms per step, GLUP/s in total,
+                          GB/s, the record's fraction of its ceiling (device triad x GPUs),
+                          T1, speed-up (strong T1/T2, weak 2 T1/T2) and efficiency (strong
+                          T1/(2 T2), weak T1/T2), MPI messages and bytes per step, and the
+                          profiled pass's phases in us per step (two-stream's chain =
+                          boundary + halo_out + mpi + halo_in)
 
 The title names the device in the JSON lines and the date: --date, else a YYYY-MM-DD in the
 folder name, else today. Standard library + matplotlib (the CSVs are written without it).
@@ -56,6 +68,13 @@ PERF_COLS = ["variant", "halo", "size", "ranks", "gpus", "cpu_fraction", "steps"
 HALO_PHASES = ["exchange", "halo_out", "mpi", "halo_in", "wait_boundary", "boundary", "bulk", "gpu_compute"]
 HALO_COLS = (["variant", "halo", "size", "ranks", "gpus", "time_per_step_ms", "messages_per_step",
               "bytes_per_step"] + [f"{ph}_us" for ph in HALO_PHASES] + ["oracle", "verify", "device"])
+DUAL_PHASES = ["compute", "gpu_compute", "exchange", "halo_out", "mpi", "halo_in", "boundary", "bulk",
+               "wait_boundary", "step"]
+DUAL_COLS = (["kind", "variant", "halo", "size", "size_per_gpu", "ranks", "gpus", "threads", "steps", "reps",
+              "time_per_step_ms", "glups", "bandwidth_GBs", "device_triad_GBs", "ceiling_GBs",
+              "fraction_of_ceiling", "t1_ms", "speedup", "efficiency", "messages_per_step", "bytes_per_step"]
+             + [f"{ph}_us" for ph in DUAL_PHASES] + ["chain_us", "oracle", "mass", "mirror_symmetry", "verify",
+                                                     "device", "git"])
 CAV_COLS = ["size", "lid_velocity", "mach", "tau", "steps_to_steady", "time_s", "glups",
             "ak2005_max_err", "ak2005_rms_err", "ak2005_max_err_interior", "ak2005_extrema_err",
             "recomputed_max_err", "recomputed_interior_err", "recomputed_extrema_err",
@@ -155,6 +174,72 @@ def halo_rows(recs):
         rows.append(row)
     rows.sort(key=lambda x: (x["gpus"], x["size"], x["variant"], HALO_ORDER.get(x["halo"], 9)))
     return rows
+
+
+DUAL_KIND = {"T1": 0, "weak": 1, "strong": 2}
+DUAL_VARIANT = {"naive": 0, "two-stream": 1, "hybrid": 2, "multi-thread": 3}
+DUAL_HALO = {"copies": 0, "peer": 0, "pack": 1, "cuda-aware": 2}
+
+
+def dual_rows(recs, triad):
+    """One GPU against two: T1 is two-stream's one-GPU run (the dual sweep runs no other one-GPU
+    variant); a two-GPU run is weak when its size per GPU (nz / GPUs) is T1's, strong when its
+    total is. Runs that are neither, or without a T1, are left out with a note."""
+    timed = [r for r in recs if not r["params"].get("until_steady") and r["gpus"] > 0]
+    dims = lambda p: (p["nx"], p["ny"], p["nz"])
+    t1s = [r for r in timed if r["gpus"] == 1 and r["ranks"] == 1 and r["variant"] == "two-stream"]
+    rows, notes = [], []
+    for r in timed:
+        p, t, ph, msg = r["params"], r["time_s"], r.get("phases", {}), r.get("messages", {})
+        steps = t.get("steps") or p["steps"]
+        same = lambda c: (c["params"].get("case") == p.get("case") and c["params"].get("precision") == p.get("precision")
+                          and (c["time_s"].get("steps") or c["params"]["steps"]) == steps and c["device"] == r["device"])
+        base = [c for c in t1s if same(c)]
+        n = r["gpus"]
+        per_gpu = (p["nx"], p["ny"], p["nz"] // n) if p["nz"] % n == 0 else None
+        kind, t1 = None, None
+        if r in base:
+            kind, t1 = "T1", r
+        elif n == 2:
+            for c in base:  # the last line wins
+                if dims(c["params"]) == dims(p):
+                    kind, t1 = "strong", c
+                elif dims(c["params"]) == per_gpu:
+                    kind, t1 = "weak", c
+        if kind is None:
+            notes.append(f"{r['variant']} {size_of(p)} on {n} GPU(s), {r['ranks']} rank(s): "
+                         + ("no two-stream one-GPU run of the same size or size per GPU" if n == 2
+                            else "neither the one-GPU two-stream baseline nor a two-GPU run"))
+            continue
+        tn = t["median"] / steps
+        t1n = t1["time_s"]["median"] / (t1["time_s"].get("steps") or t1["params"]["steps"])
+        if kind == "strong":
+            sp, eta = t1n / tn, t1n / (n * tn)
+        elif kind == "weak":
+            sp, eta = n * t1n / tn, t1n / tn
+        else:
+            sp, eta = 1.0, 1.0
+        cells = p["nx"] * p["ny"] * p["nz"]
+        row = {"kind": kind, "variant": r["variant"], "halo": p.get("halo", ""), "size": size_of(p),
+               "size_per_gpu": size_of(dict(nx=p["nx"], ny=p["ny"], nz=p["nz"] // n)) if per_gpu else "",
+               "ranks": r["ranks"], "gpus": n, "threads": r["threads"], "steps": steps, "reps": t.get("reps", ""),
+               "time_per_step_ms": round(1e3 * tn, 5), "glups": round(cells * steps / t["median"] * 1e-9, 3),
+               "bandwidth_GBs": round(r["bandwidth_GBs"], 1),
+               "device_triad_GBs": round(triad * n, 2) if triad else "",
+               "ceiling_GBs": round(r["ceiling_GBs"], 1), "fraction_of_ceiling": round(r["fraction_of_ceiling"], 4),
+               "t1_ms": round(1e3 * t1n, 5), "speedup": round(sp, 4), "efficiency": round(eta, 4),
+               "messages_per_step": msg.get("per_step", ""), "bytes_per_step": msg.get("bytes_per_step", ""),
+               "oracle": check(r, "oracle"), "mass": check(r, "mass"), "mirror_symmetry": check(r, "mirror_symmetry"),
+               "verify": r["verify"]["status"], "device": r["device"], "git": r.get("git", "")}
+        for name in DUAL_PHASES:
+            row[f"{name}_us"] = round(1e6 * ph[name], 2) if name in ph else ""
+        chain = ("boundary", "halo_out", "mpi", "halo_in")
+        row["chain_us"] = (round(1e6 * sum(ph[c] for c in chain), 2)
+                           if r["variant"] == "two-stream" and n > 1 and all(c in ph for c in chain) else "")
+        rows.append(row)
+    rows.sort(key=lambda x: (DUAL_KIND[x["kind"]], DUAL_HALO.get(x["halo"], 9),
+                             DUAL_VARIANT.get(x["variant"], 9), x["ranks"]))
+    return rows, notes
 
 
 def load_profile(path):
@@ -272,6 +357,8 @@ def main():
     ap.add_argument("data", nargs="?", default=DEFAULT)
     ap.add_argument("--outdir")
     ap.add_argument("--date")
+    ap.add_argument("--dual", action="store_true",
+                    help="DIR holds two-GPU runs: write lbm_dual.csv only (one GPU against two)")
     a = ap.parse_args()
     folder = os.path.normpath(a.data)
     if not os.path.isdir(folder):
@@ -286,6 +373,19 @@ def main():
         recs = [r for r in recs if r["verify"]["status"] != "FAILED"]
     triad = device_triad(folder, recs)
     devices = sorted({r["device"] for r in recs})
+    if a.dual:
+        dual, notes = dual_rows(recs, triad)
+        if not dual or not any(r["gpus"] == 2 for r in dual):
+            sys.exit(f"plot.py: --dual: no two-GPU lbm run with a one-GPU two-stream baseline in {folder}")
+        os.makedirs(outdir, exist_ok=True)
+        write_csv(os.path.join(outdir, "lbm_dual.csv"), DUAL_COLS, dual)
+        show(["kind", "variant", "halo", "size", "ranks", "gpus", "time_per_step_ms", "glups", "bandwidth_GBs",
+              "fraction_of_ceiling", "speedup", "efficiency", "bytes_per_step", "chain_us", "verify"], dual)
+        for n in notes:
+            print(f"note: left out: {n}")
+        print(f"\nplot.py: wrote {outdir}/lbm_dual.csv ({', '.join(devices)}, device triad "
+              f"{triad} GB/s per GPU)")
+        return
     m = re.search(r"\d{4}-\d{2}-\d{2}", folder)
     date = a.date or (m.group(0) if m else datetime.date.today().isoformat())
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plot.py [--gpu-dir DIR] [--out DIR]: lab 08's tables and figures.
+"""plot.py [--gpu-dir DIR] [--dual-dir DIR] [--out DIR] [--no-png]: lab 08's tables and figures.
 
 Reads the one-H200 runs of 2026-11-23 (DIR/tetfv.jsonl, DIR/tetfv-hybrid.jsonl; default
 labs/data/h200-2026-11-23) and this folder's CPU-machine runs (cpu-partition.jsonl,
@@ -8,13 +8,21 @@ this folder)
 
   gpu-single.csv, gpu-hybrid.csv, cpu-partition.csv, cpu-reorder.csv,
   tetfv-gpu.png (every variant and the orderings on one H200; the CPU-fraction sweep),
-  tetfv-cpu.png (separator and ghost cells against ranks; what the interior order buys).
+  tetfv-cpu.png (separator and ghost cells against ranks; what the interior order buys),
+  gpu-dual.csv (two-GPU strong scaling against the communication-free bound, from
+  --dual-dir's tetfv-dual-*.jsonl, default labs/data/h200x2-2026-11-24; skipped when there
+  is none): one row per run; T1 is two-stream's one-GPU run, speed-up = T1 / T and
+  efficiency = speed-up / GPUs; the bound is the same variant's --no-exchange run on as many
+  ranks and GPUs, else two-stream's (naive has none), and % of comm-free = its time / the
+  run's time. The --no-exchange runs are rows too (verify SKIPPED: unverified by design).
 
 The bound is Paper III's eq. (3): P = 33 FLOP x B / 216 B, with B the measured triad."""
 import argparse
 import csv
+import glob
 import json
 import os
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -82,6 +90,61 @@ def gpu_tables(gdir):
     for h in hrows:
         h["vs_share_0_pct"] = round(100 * (h["GFLOP_s"] / base - 1), 1)
     return rows, hrows, triad_single, triad_hybrid
+
+
+DUAL_PHASES = ["step", "compute", "gpu_compute", "boundary", "pack_d2h", "d2h", "mpi", "h2d", "bulk",
+               "wait_boundary", "peer_copies"]
+
+
+def dual_table(ddir):
+    """Two-GPU strong scaling (tetfv_sweep.sh dual) with the --no-exchange bound."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(ddir, "tetfv-dual-*.jsonl"))):
+        m = re.search(r"tetfv-dual-([0-9a-f]+)\.jsonl$", path)
+        recs = [r for r in load(path) if r.get("app") == "tetfv" and r["verify"]["status"] != "FAILED"]
+        per = lambda r: r["time_s"]["median"] / r["time_s"]["steps"]
+        t1 = [r for r in recs if r["gpus"] == 1 and r["ranks"] == 1 and r["variant"] == "two-stream"
+              and not r["params"]["no_exchange"]]
+        if not t1:
+            print(f"plot.py: {path}: no one-GPU two-stream run: left out of gpu-dual.csv")
+            continue
+        t1 = t1[-1]
+        for r in recs:
+            p, ph, res = r["params"], r["phases"], r["results"]
+            if p["box_n"] != t1["params"]["box_n"] or p["iters"] != t1["params"]["iters"]:
+                print(f"plot.py: {path}: {r['variant']} {p['mesh']}: not the size of the one-GPU run: left out")
+                continue
+            bound = None
+            if r["gpus"] > 1 and not p["no_exchange"]:
+                cands = [b for b in recs if b["params"]["no_exchange"] and b["gpus"] == r["gpus"]]
+                own = [b for b in cands if b["variant"] == r["variant"] and b["ranks"] == r["ranks"]]
+                other = [b for b in cands if b["variant"] == "two-stream"]
+                bound = (own or other or [None])[-1]
+            sp = per(t1) / per(r)
+            row = {
+                "run": r["variant"] + (" --no-exchange" if p["no_exchange"] else ""),
+                "ranks": r["ranks"], "gpus": r["gpus"], "mesh": p["mesh"], "cells": p["cells"],
+                "reorder": p["reorder"], "no_exchange": int(p["no_exchange"]),
+                "steps": r["time_s"]["steps"], "reps": r["time_s"]["reps"],
+                "ms_per_step": round(1e3 * per(r), 4), "GFLOP_s": round(r["fom"]["value"], 1),
+                "GB_s_216": round(r["bandwidth_GBs"], 1), "ceiling_GB_s": round(r["ceiling_GBs"], 2),
+                "pct_of_triad": round(100 * r["fraction_of_ceiling"], 1),
+                "T1_ms": round(1e3 * per(t1), 4), "speedup": round(sp, 3),
+                "efficiency_pct": round(100 * sp / r["gpus"], 1),
+                "bound_run": (bound["variant"] + " --no-exchange") if bound else "",
+                "bound_ms_per_step": round(1e3 * per(bound), 4) if bound else "",
+                "bound_GFLOP_s": round(bound["fom"]["value"], 1) if bound else "",
+                "pct_of_comm_free": round(100 * per(bound) / per(r), 1) if bound else "",
+                "separator_cells": res.get("separator_cells", ""), "ghost_cells": res.get("ghost_cells", ""),
+                "messages_per_step": r["messages"]["per_step"], "bytes_per_step": r["messages"]["bytes_per_step"]}
+            for name in DUAL_PHASES:
+                row[f"{name}_ms"] = round(1e3 * ph[name], 4) if name in ph else ""
+            row.update({"verify": r["verify"]["status"], "device": r["device"],
+                        "commit": m.group(1) if m else r.get("git", "")})
+            rows.append(row)
+    order = {"naive": 0, "two-stream": 1, "hybrid": 2, "multi-thread": 3}
+    rows.sort(key=lambda x: (x["gpus"], x["no_exchange"], order.get(x["run"].split()[0], 9)))
+    return rows
 
 
 def cpu_tables():
@@ -197,6 +260,7 @@ def plot_cpu(path, prow, rrow):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu-dir", default=os.path.join(ROOT, "labs", "data", "h200-2026-11-23"))
+    ap.add_argument("--dual-dir", default=os.path.join(ROOT, "labs", "data", "h200x2-2026-11-24"))
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args()
@@ -207,10 +271,16 @@ def main():
         ("gpu-hybrid.csv", "one H200: hybrid CPU-fraction sweep on box:150", hrows),
         ("cpu-partition.csv", "CPU machine: separator and ghost cells against ranks", prow),
         ("cpu-reorder.csv", "CPU machine: interior order on the shuffled box:40", rrow)]
+    drow = dual_table(a.dual_dir)
+    if drow:
+        tables.append(("gpu-dual.csv", "two H200: strong scaling against the --no-exchange bound", drow))
+    shown = {"gpu-dual.csv": ["run", "ranks", "gpus", "mesh", "ms_per_step", "GFLOP_s", "GB_s_216", "pct_of_triad",
+                              "speedup", "efficiency_pct", "bound_run", "bound_ms_per_step", "pct_of_comm_free",
+                              "verify"]}
     for name, title, rs in tables:
         cols = list(rs[0].keys())
         write_csv(os.path.join(a.out, name), rs, cols)
-        show(f"{title} ({name})", rs, cols)
+        show(f"{title} ({name}{', excerpt' if name in shown else ''})", rs, shown.get(name, cols))
     if not a.no_png:
         plot_gpu(os.path.join(a.out, "tetfv-gpu.png"), rows, hrows, ts, th)
         plot_cpu(os.path.join(a.out, "tetfv-cpu.png"), prow, rrow)
