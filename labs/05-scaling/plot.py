@@ -579,7 +579,7 @@ def main(argv):
         return two_gpu_main(argv)
     ap = argparse.ArgumentParser(description="Scaling curves from kit.result/1 JSON lines (lab 05).",
                                  epilog="plot.py --two-gpu FILE... --out PREFIX: one GPU against "
-                                        "two, every app (plot.py --two-gpu --help).")
+                                        "two, every app (plot.py --two-gpu FILE --help).")
     ap.add_argument("jsonl")
     ap.add_argument("--out", metavar="PREFIX", help="writes PREFIX.csv and PREFIX.png [input without .jsonl]")
     ap.add_argument("--kind", choices=("strong", "weak", "both"), default="both",

@@ -41,7 +41,13 @@ def main():
     ap.add_argument("jsonl")
     ap.add_argument("--csv")
     a = ap.parse_args()
-    rows = [row(json.loads(l)) for l in open(a.jsonl) if l.strip()]
+    try:
+        with open(a.jsonl) as f:
+            rows = [row(json.loads(l)) for l in f if l.strip()]
+    except OSError as e:  # e.g. a GPU sweep's output on a machine where every run skipped
+        sys.exit(f"summarize.py: cannot read {a.jsonl}: {e.strerror} (no run wrote it?)")
+    except (ValueError, KeyError) as e:
+        sys.exit(f"summarize.py: {a.jsonl} is not kit.result/1 JSON lines: {e}")
     all_cols = list(COLS)
     if any(r["halo"] for r in rows):
         all_cols.insert(all_cols.index("p2p") + 1, "halo")
