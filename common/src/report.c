@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kit/check.h"
 #include "kit/version.h"
 
 static const char *status_word(int s) {
@@ -44,10 +45,18 @@ void kit_report_check(kit_report *r, const char *name, int status, double value,
 }
 
 void kit_report_result(kit_report *r, const char *key, double value, const char *unit) {
-  if (r->nresults == KIT_MAX_RESULTS) return;
-  kit_result_kv *kv = &r->results[r->nresults++];
+  /* A result that does not fit is a bug in the app, not in its input: say so, rather than
+   * drop it or cut its name or unit short in the report and the JSON line. */
+  if (!unit) unit = "";
+  if (r->nresults == KIT_MAX_RESULTS)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "report: more than %d results (at '%s')", KIT_MAX_RESULTS, key);
+  kit_result_kv *kv = &r->results[r->nresults];
+  if (strlen(key) >= sizeof kv->key || strlen(unit) >= sizeof kv->unit)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "report: result '%s' [%s]: name or unit too long (at most %zu and %zu characters)",
+            key, unit, sizeof kv->key - 1, sizeof kv->unit - 1);
+  r->nresults++;
   snprintf(kv->key, sizeof kv->key, "%s", key);
-  snprintf(kv->unit, sizeof kv->unit, "%s", unit ? unit : "");
+  snprintf(kv->unit, sizeof kv->unit, "%s", unit);
   kv->value = value;
 }
 

@@ -592,7 +592,7 @@ int main(int argc, char **argv) {
                        v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
   if (is_hybrid) {
-    kit_report_result(&rep, "cpu_cells", cpu_cells, "cells (all ranks)");
+    kit_report_result(&rep, "cpu_cells", cpu_cells, "cells"); /* over all ranks */
     if (model_fraction >= 0.0) kit_report_result(&rep, "cpu_fraction_model", model_fraction, "");
     if (t_model > 0.0) {
       kit_report_result(&rep, "calibration_model_s", t_model, "s");
@@ -627,9 +627,9 @@ int main(int argc, char **argv) {
       /* The METIS partition: balance of the particles at step 0, cell faces cut. */
       long long n0 = init.n, n0max = 0;
       KIT_MPI_CHECK(MPI_Allreduce(&n0, &n0max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
-      kit_report_result(&rep, "occupied_cells", geom.nocc, "of the global tiling");
-      kit_report_result(&rep, "partition_edge_cut", (double)edge_cut, "cell-graph edges between ranks");
-      kit_report_result(&rep, "load_imbalance", (double)n0max * env.nranks / (double)p.n, "max/mean particles per rank, step 0");
+      kit_report_result(&rep, "occupied_cells", geom.nocc, "cells"); /* of the global tiling */
+      kit_report_result(&rep, "partition_edge_cut", (double)edge_cut, "edges"); /* of the cell graph, between ranks */
+      kit_report_result(&rep, "load_imbalance", (double)n0max * env.nranks / (double)p.n, "max/mean"); /* particles per rank, step 0 */
       kit_report_result(&rep, "wall_hits_per_step", tot[4] / per, "reflections");
     }
   }
