@@ -105,7 +105,9 @@ void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *
   KIT_MPI_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD));
   for (int r = 0; r < P; ++r) rdispl[r + 1] = to_int((int64_t)rdispl[r] + rcount[r], "kernel 1 entries");
   int64_t *sbuf = kit_malloc((size_t)(sdispl[P] + 1) * sizeof(int64_t), "kernel 1 send buffer");
-  int64_t *rbuf = kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
+  /* One rank sends everything to itself: the send buffer is already what it would receive
+   * (at scale 24 that saves a copy of 8.6 GB and as much memory). */
+  int64_t *rbuf = P == 1 ? sbuf : kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
 #pragma omp parallel num_threads(T)
   for (int t = omp_get_thread_num(); t < T; t += omp_get_num_threads()) {
     int64_t *c = cnt + (size_t)t * P;
@@ -122,8 +124,10 @@ void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *
       }
     }
   }
-  KIT_MPI_CHECK(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
-  free(sbuf);
+  if (P > 1) {
+    KIT_MPI_CHECK(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
+    free(sbuf);
+  }
 
   /* CSR by column-local source. The counts are sums, so the threads add them atomically.
    * The placement keeps the order in which the entries arrived, as a serial loop would:
