@@ -288,7 +288,10 @@ int main(int argc, char **argv) {
   mine = kit_now() - t0;
   double construction_time = 0.0;
   KIT_MPI_CHECK(MPI_Allreduce(&mine, &construction_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  bfs_edges_free(&slice);
+  /* On one rank the slice is the whole generated list, which the checks need below. */
+  bfs_edges kept = {0, 0, 0, 0, NULL};
+  if (env.nranks == 1 && !p.graph && want_full) kept = slice;
+  else bfs_edges_free(&slice);
 
   /* The search keys (untimed): degree >= 1 not counting self-loops, the same on every rank. */
   uint32_t *nonisolated = bfs_nonisolated(&graph);
@@ -341,6 +344,8 @@ int main(int argc, char **argv) {
     if (p.graph) {
       all = file;
       file.uv = NULL;
+    } else if (kept.uv) {
+      all = kept;
     } else {
       bfs_generate(p.scale, p.edgefactor, p.run.seed, 0, M, &all);
     }
