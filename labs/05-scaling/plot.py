@@ -177,9 +177,17 @@ def read(path):
                 dropped.append(f"line {line_no}: app {r.get('app')!r}: plot.py knows "
                                f"{', '.join(sorted(PROBLEMS))}")
                 continue
-            r["_line"] = line_no
+            r["_line"], r["_file"] = line_no, path
             recs.append(r)
     return recs, dropped
+
+
+def print_table(rows, cols):
+    """rows as left-aligned columns, a header line first."""
+    width = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
+    print("  ".join(c.ljust(width[c]) for c in cols))
+    for r in rows:
+        print("  ".join(str(r.get(c, "")).ljust(width[c]) for c in cols))
 
 
 def excluded(r, rules):
@@ -395,8 +403,6 @@ def two_gpu_rows(files, t1_files, rules):
         recs, dropped = read(path)
         notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
         for r in recs:
-            r["_file"] = path
-        for r in recs:
             n = unit_count(r)
             where = f"{os.path.basename(path)} line {r['_line']}"
             if n == 1 or r["variant"] == "cpu":
@@ -540,8 +546,6 @@ def two_gpu_main(argv):
     t1_files, notes = {}, []
     for app, path in t1_specs:
         recs, dropped = read(path)
-        for r in recs:
-            r["_file"] = path
         t1_files[app] = [r for r in recs if r["app"] == app]
         notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
     rows, more = two_gpu_rows(a.two_gpu, t1_files, rules)
@@ -564,10 +568,7 @@ def two_gpu_main(argv):
     plot_two_gpu(rows, title, a.out + ".png")
     cols = ["app", "kind", "problem", "variant", "setting", "T1_ms", "T2_ms", "speedup", "efficiency",
             "T1_from", "verify_T2"]
-    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
-    print("  ".join(c.ljust(width[c]) for c in cols))
-    for r in rows:
-        print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
+    print_table(rows, cols)
     for d in notes:
         print(f"note: {d}")
     print(f"device: two {devices}, {date}; wrote {a.out}.csv and {a.out}.png")
@@ -638,10 +639,7 @@ def main(argv):
     time_cols = list(OrderedDict.fromkeys(f"ms_per_{r['_noun']}" for r in rows))
     cols = (["series", "kind", "N", "ranks", "gpus", "threads"] + size_cols + time_cols
             + ["speedup", "efficiency", "line"])
-    width = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
-    print("  ".join(c.ljust(width[c]) for c in cols))
-    for r in rows:
-        print("  ".join(str(r.get(c, "")).ljust(width[c]) for c in cols))
+    print_table(rows, cols)
     for d in dropped + left_out:
         print(f"note: {d}")
     print(f"device: {dev}, {date}; wrote {prefix}.csv and {prefix}.png")

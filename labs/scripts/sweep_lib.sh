@@ -4,8 +4,9 @@
 # (reported as "timed out"), so one slow run cannot eat a device call's whole time limit.
 run() {
   echo "+ [${SECONDS}s] $*" >&2
-  if [ -n "${KIT_RUN_TIMEOUT:-}" ]; then timeout -k 10 "$KIT_RUN_TIMEOUT" "$@" --json "$out" >/dev/null
-  else "$@" --json "$out" >/dev/null; fi
+  local limit=()
+  [ -n "${KIT_RUN_TIMEOUT:-}" ] && limit=(timeout -k 10 "$KIT_RUN_TIMEOUT")
+  "${limit[@]}" "$@" --json "$out" >/dev/null
   local rc=$?
   if [ $rc -eq 77 ]; then echo "skipped (not available here): $*" >&2
   elif [ $rc -eq 124 ] && [ -n "${KIT_RUN_TIMEOUT:-}" ]; then echo "timed out after ${KIT_RUN_TIMEOUT}s: $*" >&2
