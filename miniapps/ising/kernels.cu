@@ -2,9 +2,9 @@
  * Three half-sweep kernels, all drawing the Metropolis numbers of the contract (lattice.h):
  *   - checkerboard with LX % 8 == 0: a thread per four sites of a row that share one Philox
  *     draw (ising_update_quad, 32-bit loads);
- *   - sliced with LX % 8 == 0: a block walks through the launch's slices, a thread per
- *     in-slice position, and a quarter of the threads make each group's one draw for the four
- *     sites in slices w, w+2, w+4, w+6 (sliced_groups.h);
+ *   - sliced with LX % 8 == 0: a thread per two groups of four sites (in slices w, w+2, w+4,
+ *     w+6) that share one draw each, eight sites counted at once in a 64-bit word
+ *     (sliced_groups.h);
  *   - otherwise a thread per site (ising_update_site), x fastest across a warp.
  * The per-site work is lattice.h's, the functions the host sweep calls, so the bits agree. */
 #include "kernels.h"
@@ -67,30 +67,19 @@ __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *sp
   }
 }
 
-/* Sliced with LX % 8 == 0: one block per (segment of ISING_SEG positions, sample), walking
- * through the launch's slices (sliced_groups.h has the schedule and why). Every thread runs
- * every iteration: the barrier and the warp's vote need them all.
- * __launch_bounds__(ISING_SEG, 8): at most 32 registers, so 8 blocks (64 warps, the most an
- * SM holds) fit an SM; the first version used 47, 5 blocks, 62.5% occupancy. At L = 512 the
- * 1024 blocks of a launch then fit in one wave of 132 x 8 = 1056 (with 5 per SM they made
- * 1.55 waves: the last 0.55 ran on a partly empty machine). ptxas: no spills (README). */
-__global__ void __launch_bounds__(ISING_SEG, 8)
-    ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, int8_t *spin, const uint8_t *__restrict__ coupling,
-                                   ising_stream st, int k0) {
-  __shared__ ising_stream_shared sh;
-  /* One sample per block (blockIdx.y; the launcher launches again past the grid's y limit):
-   * with a loop over samples here ptxas kept the per-thread set-up across it and spilled it. */
-  const int k = k0 + (int)blockIdx.y;
-  ising_stream_thread th;
-  ising_stream_begin(&b, &st, &sh, &th, blockIdx.x * (uint32_t)ISING_SEG, (int)threadIdx.x, k);
-  __syncthreads();
-  const int iterations = ising_stream_iterations(&st);
-  for (int it = 0; it < iterations; ++it) {
-    /* The three phases use different ring slots: no barrier between them (sliced_groups.h). */
-    ising_stream_look(&b, &st, &sh, &th, it, spin, coupling, k);
-    ising_stream_draw(&r, &b, &st, &sh, &th, it, k);
-    ising_stream_update(&r, &b, &st, &sh, &th, it, spin, k);
-    __syncthreads();
+/* Sliced with LX % 8 == 0: a thread per octet, the two groups of four sites of an 8-block
+ * based at one slice (sliced_groups.h has the layout of the work and why). x covers the
+ * 8-blocks of a part, y the (sample, base) pairs, the bases of one sample next to each other
+ * so that the blocks in flight share the slices they read in L2. */
+__global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, int8_t *spin,
+                                               const uint8_t *__restrict__ coupling, int colour, uint32_t t,
+                                               ising_planes pl) {
+  const uint32_t unit = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
+  if (unit >= (uint32_t)(b.part_sites / 8)) return;
+  const int bases = ising_octet_bases(pl);
+  for (int pk = (int)blockIdx.y; pk < bases * b.samples; pk += (int)gridDim.y) {
+    const int k = pk / bases;
+    ising_octet_update(&r, &b, spin, coupling, pl, colour, t, k, pk - k * bases - 3, unit);
   }
 }
 
@@ -107,12 +96,10 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
   if (planes.count <= 0) return;
   if (ising_grouped(b, planes)) {
     /* The driver's message-size rule keeps a part below 2^31 sites. */
-    const unsigned gx = (unsigned)((b->part_sites + ISING_SEG - 1) / ISING_SEG);
-    const ising_stream st = ising_stream_of(b, planes, colour, t);
-    for (int k0 = 0; k0 < b->samples; k0 += 65535) {
-      const int ks = b->samples - k0 < 65535 ? b->samples - k0 : 65535; /* the grid's y limit */
-      ising_half_sweep_sliced_kernel<<<dim3(gx, (unsigned)ks), ISING_SEG, 0, stream>>>(*b, *r, spin, coupling, st, k0);
-    }
+    const unsigned gx = (unsigned)((b->part_sites / 8 + kThreads - 1) / kThreads);
+    const long long pk = (long long)ising_octet_bases(planes) * b->samples;
+    ising_half_sweep_sliced_kernel<<<dim3(gx, (unsigned)(pk < 65535 ? pk : 65535)), kThreads, 0, stream>>>(
+        *b, *r, spin, coupling, colour, t, planes);
     KIT_CUDA_CHECK(cudaGetLastError());
     return;
   }

@@ -2,6 +2,7 @@
  * half-sweep, the half-sweep plans (which planes are boundary, what travels) and the
  * conversion back to logical order. The per-site work is lattice.h's, shared with the GPU
  * kernels. Bernaschi et al. Sec. 3.1 and Fig. 5. */
+#include <math.h>
 #include <string.h>
 
 #include "ising.h"
@@ -57,7 +58,10 @@ ising_rules ising_rules_of(const ising_params *p) {
   r.p = p->p;
   r.mattis = p->mattis;
   r.init_up = strcmp(p->init, "up") == 0;
-  for (int i = 0; i < 3; ++i) r.w[i] = p->w[i];
+  for (int i = 0; i < 3; ++i) {
+    r.w[i] = p->w[i];
+    r.thr[i] = (uint64_t)ceil(p->w[i] * 4294967296.0);
+  }
   return r;
 }
 

@@ -1,19 +1,19 @@
 // The sliced GPU half-sweep (miniapps/ising/sliced_groups.h) run on the host, thread by
-// thread and phase by phase between the kernel's barriers, so that its indexing is checked
-// on a machine without a GPU (label cpu):
-//   - every site of the colour is looked at and updated exactly once per half-sweep, over
-//     all ranks and both launches (boundary, bulk) of their plans;
-//   - a site reads the word (s >> 1) & 3 of the draw made for the group whose word-0 site has
-//     the same s >> 3, and the sites reading one draw are exactly the contract's four sites of
-//     that counter that lie in the launch's slices;
+// thread, so that its indexing and its bit tricks are checked on a machine without a GPU
+// (label cpu):
+//   - every site of the colour is updated exactly once per half-sweep, over all ranks and
+//     both launches (boundary, bulk) of their plans (at T = infinity every site flips, so a
+//     site updated twice or never shows);
 //   - sweeps of the emulated kernel give the same spins, bit for bit, as the host sweep
-//     (ising_sweep_host, a draw per site), with halos exchanged as the plans say.
+//     (ising_sweep_host, a draw per site), with halos exchanged as the plans say, whatever
+//     order the threads run in;
+//   - the byte-parallel bond count equals ising_field, and the integer threshold the
+//     contract's double comparison.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <set>
+#include <random>
 #include <vector>
 
 #include "ising.h"
@@ -56,35 +56,19 @@ std::vector<ising_planes> launches(const ising_plan &pl) {
   return out;
 }
 
-// One launch of the grouped kernel, every block and thread in turn, with the kernel's one
-// barrier at the end of each iteration. Within an iteration the kernel's threads run in any
-// interleaving, so two are emulated: phase by phase (every look, every draw, every update)
-// and thread by thread in reverse order (a thread's look, draw and update, from the last thread
-// to the first); a phase that read what another thread writes in the same iteration would
-// make the two differ. Shared memory starts as garbage, as on the device.
+// One launch of the octet kernel: every thread, in grid order or reversed (the device runs
+// them in any order).
 void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin, const uint8_t *coupling,
-                        ising_planes pl, int colour, uint32_t t, bool by_thread) {
-  const ising_stream st = ising_stream_of(&b, pl, colour, t);
-  std::vector<ising_stream_thread> th(ISING_SEG);
-  ising_stream_shared sh;
-  for (int k = 0; k < b.samples; ++k)
-    for (uint32_t seg0 = 0; seg0 < b.part_sites; seg0 += ISING_SEG) {
-      std::memset(&sh, 0xa5, sizeof sh);
-      for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &sh, &th[tid], seg0, tid, k);
-      for (int it = 0; it < ising_stream_iterations(&st); ++it) {
-        if (by_thread) {
-          for (int tid = ISING_SEG - 1; tid >= 0; --tid) {
-            ising_stream_look(&b, &st, &sh, &th[tid], it, spin, coupling, k);
-            ising_stream_draw(&r, &b, &st, &sh, &th[tid], it, k);
-            ising_stream_update(&r, &b, &st, &sh, &th[tid], it, spin, k);
-          }
-          continue;
-        }
-        for (auto &x : th) ising_stream_look(&b, &st, &sh, &x, it, spin, coupling, k);
-        for (auto &x : th) ising_stream_draw(&r, &b, &st, &sh, &x, it, k);
-        for (auto &x : th) ising_stream_update(&r, &b, &st, &sh, &x, it, spin, k);
-      }
-    }
+                        ising_planes pl, int colour, uint32_t t, bool reversed) {
+  const uint32_t units = (uint32_t)(b.part_sites / 8);
+  const long long n = (long long)b.samples * ising_octet_bases(pl) * units;
+  for (long long q = 0; q < n; ++q) {
+    const long long i = reversed ? n - 1 - q : q;
+    const uint32_t unit = (uint32_t)(i % units);
+    const long long pk = i / units;
+    const int k = (int)(pk / ising_octet_bases(pl)), j = (int)(pk % ising_octet_bases(pl)) - 3;
+    ising_octet_update(&r, &b, spin, coupling, pl, colour, t, k, j, unit);
+  }
 }
 
 struct Shape {
@@ -119,79 +103,40 @@ TEST(IsingSlicedGroups, ServesTheSlicedPlansOnly) {
   EXPECT_FALSE(ising_grouped(&cbb, ising_make_plan(&cbb, 0).bulk));
 }
 
-// Sites against the contract: visited once, and grouped as the contract groups the words.
-TEST(IsingSlicedGroups, EverySiteOnceAndTheContractsGroups) {
+// At T = infinity (w = 1, every Metropolis test accepts) a half-sweep flips every site of
+// its colour exactly once: a site updated twice, or never, keeps its spin. The sites are
+// found by the layout's definition (ising_coords), not by the kernel's arithmetic.
+TEST(IsingSlicedGroups, EverySiteOfTheColourExactlyOnce) {
   for (const Shape &sh : kShapes) {
-    const ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 1);
+    ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 2);
+    for (double &w : p.w) w = 1.0;
     const ising_rules r = ising_rules_of(&p);
-    const int LX = sh.L[0], LY = sh.L[1], m = ising_global_planes(&p);
-    const size_t N = (size_t)LX * LY * sh.L[2];
-    for (int c = 0; c < 2; ++c) {
-      std::vector<int> visits(N, 0);
-      for (const ising_block &b : slabs(p, sh.ranks))
-        for (ising_planes pl : launches(ising_make_plan(&b, c))) {
+    for (int c = 0; c < 2; ++c)
+      for (const ising_block &b : slabs(p, sh.ranks)) {
+        std::vector<int8_t> spin((size_t)(b.n + 2) * b.plane_stride);
+        std::vector<uint8_t> coupling((size_t)b.n * b.plane_stride);
+        ising_fill(&p, &b, spin.data(), coupling.data(), 1);
+        const std::vector<int8_t> start = spin;
+        const ising_plan plan = ising_make_plan(&b, c);
+        for (ising_planes pl : launches(plan)) {
           ASSERT_TRUE(ising_grouped(&b, pl)) << tag(sh);
-          const ising_stream st = ising_stream_of(&b, pl, c, 0);
-          std::set<int> slices;  // global slices of the launch
-          for (int j = 0; j < st.count; ++j) slices.insert((st.g0 + 2 * j) % m);
-          for (uint32_t seg0 = 0; seg0 < b.part_sites; seg0 += ISING_SEG) {
-            ising_stream_shared shm;
-            std::memset(&shm, 0, sizeof shm);
-            std::vector<ising_stream_thread> th(ISING_SEG);
-            for (int tid = 0; tid < ISING_SEG; ++tid) ising_stream_begin(&b, &st, &shm, &th[tid], seg0, tid, 0);
-            std::map<std::pair<int, int>, uint32_t> drawn;              // (base, group) -> its word-0 site
-            std::map<std::pair<int, int>, std::set<uint32_t>> readers;  // (base, group) -> sites reading it
-            for (int it = 0; it < ising_stream_iterations(&st); ++it) {
-              for (int tid = 0; tid < ISING_SEG; ++tid) {
-                const ising_stream_thread &t = th[tid];
-                const uint32_t pos = seg0 + tid;
-                ASSERT_EQ(t.site, pos < b.part_sites);
-                if (it >= st.count || !t.site) continue;
-                // The site of this thread in the launch's slice `it`, by the layout's
-                // definition (ising_coords), not by the kernel's arithmetic.
-                int x, y, z;
-                ising_coords(&b, (st.g0 + 2 * it) % m, 0, (int)(pos / LX), (int)(pos % LX), &x, &y, &z);
-                const uint32_t s = ising_site(&r, x, y, z);
-                ASSERT_EQ((x + y + z) % 2, c);
-                ++visits[s];
-                ASSERT_EQ(ising_stream_e(t.tid), (int)((s >> 1) & 3)) << tag(sh) << " s=" << s;
-                readers[{it - ising_stream_e(t.tid), ising_stream_gl(t.tid)}].insert(s);
-              }
-              for (int tid = 0; tid < ISING_SEG_GROUPS; ++tid)
-                if (th[tid].group) drawn[{it - ISING_DRAW_LAG, tid}] = ising_stream_group_site(&r, &b, &th[tid]);
-              // The draw phase as the kernel runs it (no marks set, so it only moves on).
-              for (auto &t : th) ising_stream_draw(&r, &b, &st, &shm, &t, it, 0);
-            }
-            // Where the launch's bases wrap around the torus (few slices: m < 2 (N + 3)) one
-            // group is drawn at two bases and its readers split between them; by counter
-            // they are the contract's group.
-            std::map<uint32_t, std::set<uint32_t>> got, want;
-            for (const auto &kv : readers) {
-              ASSERT_TRUE(drawn.count(kv.first)) << tag(sh) << ": a site reads a draw nobody made";
-              const uint32_t s0 = drawn[kv.first];
-              ASSERT_EQ((s0 >> 1) & 3, 0u);
-              for (uint32_t s : kv.second) {
-                ASSERT_EQ(s >> 3, s0 >> 3) << tag(sh) << " colour " << c << " base " << kv.first.first;
-                got[s0 >> 3].insert(s);
-              }
-              // The contract's four sites of counter s0 >> 3 of this colour: s0 + 2e; those
-              // in the launch's slices must read it.
-              for (uint32_t e = 0; e < 4; ++e) {
-                const uint32_t s = s0 + 2 * e;
-                const int x = (int)(s % LX), y = (int)(s / LX % LY), z = (int)(s / LX / LY);
-                ASSERT_EQ((x + y + z) % 2, c);
-                ASSERT_EQ(s >> 3, s0 >> 3);
-                if (slices.count((x + y + z) % m)) want[s0 >> 3].insert(s);
-              }
-            }
-            ASSERT_EQ(got, want) << tag(sh) << " colour " << c;
-          }
+          grouped_half_sweep(r, b, spin.data(), coupling.data(), pl, c, 0, false);
         }
-      for (size_t s = 0; s < N; ++s) {
-        const int x = (int)(s % LX), y = (int)(s / LX % LY), z = (int)(s / LX / LY);
-        ASSERT_EQ(visits[s], (x + y + z) % 2 == c ? 1 : 0) << tag(sh) << " site " << s << " colour " << c;
+        size_t flipped = 0;
+        for (int l = 0; l < b.n + 2; ++l)
+          for (int k = 0; k < b.samples; ++k)
+            for (int row = 0; row < b.rows; ++row)
+              for (int i = 0; i < b.width; ++i) {
+                int x, y, z;
+                ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
+                const size_t at = ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i;
+                const bool mine = l >= 1 && l <= b.n && (x + y + z) % 2 == c;
+                ASSERT_EQ(spin[at], mine ? -start[at] : start[at])
+                    << tag(sh) << " colour " << c << " plane " << l << " (" << x << "," << y << "," << z << ")";
+                flipped += mine;
+              }
+        EXPECT_EQ(flipped, (size_t)b.n / 2 * b.plane_stride) << tag(sh);
       }
-    }
   }
 }
 
@@ -203,14 +148,14 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
     const ising_rules r = ising_rules_of(&p);
     const std::vector<ising_block> bs = slabs(p, sh.ranks);
     const int R = (int)bs.size();
-    std::vector<std::vector<int8_t>> host(R), grouped(R), by_thread(R);
+    std::vector<std::vector<int8_t>> host(R), grouped(R), reversed(R);
     std::vector<std::vector<uint8_t>> coupling(R);
     for (int i = 0; i < R; ++i) {
       host[i].resize((size_t)(bs[i].n + 2) * bs[i].plane_stride);
       coupling[i].resize((size_t)bs[i].n * bs[i].plane_stride);
       ising_fill(&p, &bs[i], host[i].data(), coupling[i].data(), 1);
       grouped[i] = host[i];
-      by_thread[i] = host[i];
+      reversed[i] = host[i];
     }
     const std::vector<std::vector<int8_t>> start = host;
     // Ghost parts from the neighbours (periodic), as every variant's exchange delivers them.
@@ -232,15 +177,15 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
           for (ising_planes pl : launches(ising_make_plan(&bs[i], c))) {
             ising_sweep_host(&p, &bs[i], host[i].data(), coupling[i].data(), c, t, pl, 1);
             grouped_half_sweep(r, bs[i], grouped[i].data(), coupling[i].data(), pl, c, t, false);
-            grouped_half_sweep(r, bs[i], by_thread[i].data(), coupling[i].data(), pl, c, t, true);
+            grouped_half_sweep(r, bs[i], reversed[i].data(), coupling[i].data(), pl, c, t, true);
           }
         exchange(host, c);
         exchange(grouped, c);
-        exchange(by_thread, c);
+        exchange(reversed, c);
       }
       for (int i = 0; i < R; ++i) {
         ASSERT_EQ(host[i], grouped[i]) << tag(sh) << " rank " << i << " sweep " << t;
-        ASSERT_EQ(host[i], by_thread[i]) << tag(sh) << " rank " << i << " sweep " << t << " (thread by thread)";
+        ASSERT_EQ(host[i], reversed[i]) << tag(sh) << " rank " << i << " sweep " << t << " (threads reversed)";
       }
     }
     size_t changed = 0;
@@ -250,19 +195,61 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
   }
 }
 
-// The kernel's dE from sign bits and a popcount against 2 s h with ising_field, the host
-// sweep's: all 2 x 64 x 64 spins, coupling bytes and neighbourhoods.
-TEST(IsingSlicedGroups, DeltaEFromSignBitsIsTheFields) {
-  for (int s = -1; s <= 1; s += 2)
-    for (int j = 0; j < 64; ++j)
-      for (int n = 0; n < 64; ++n) {
-        int8_t v[6];
-        for (int q = 0; q < 6; ++q) v[q] = (n >> q & 1) ? -1 : 1;
-        const int want = 2 * s * ising_field((uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]);
-        ASSERT_EQ(ising_dE_bits((int8_t)s, (uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]), want)
-            << "s=" << s << " j=" << j << " n=" << n;
-        const uint32_t code = ising_stream_code((int8_t)s, want);
-        ASSERT_EQ(code & 4u ? -1 : 1, s);
-        ASSERT_EQ(4 * (int)(code & 3u), want > 0 ? want : 0);
+// The byte-parallel count against 2 s h with ising_field, the host sweep's: all 2 x 64 x 64
+// spins, coupling bytes and neighbourhoods in every byte of the word, the other bytes random.
+TEST(IsingSlicedGroups, UnsatIsTheField) {
+  std::mt19937_64 rng(7);
+  auto spin = [&](int neg) -> uint64_t { return neg ? 0xffu : 0x01u; };
+  for (int lane = 0; lane < 8; ++lane)
+    for (int s = 0; s < 2; ++s)
+      for (int j = 0; j < 64; ++j)
+        for (int n = 0; n < 64; ++n) {
+          uint64_t w[8];  // own, j, xp, yp, zp, xm, ym, zm: random +-1 / 6-bit bytes elsewhere
+          for (int q = 0; q < 8; ++q) {
+            uint64_t v = 0;
+            for (int byte = 0; byte < 8; ++byte)
+              v |= (q == 1 ? rng() & 63 : spin((int)(rng() & 1))) << 8 * byte;
+            w[q] = v & ~(0xffull << 8 * lane);
+          }
+          w[0] |= spin(s) << 8 * lane;
+          w[1] |= (uint64_t)j << 8 * lane;
+          int8_t v[6];
+          for (int q = 0; q < 6; ++q) {
+            v[q] = (n >> q & 1) ? -1 : 1;
+            w[2 + q] |= spin(n >> q & 1) << 8 * lane;
+          }
+          const int u2 = (int)(ising_unsat2(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]) >> 8 * lane & 0xff);
+          const int sv = s ? -1 : 1;
+          ASSERT_EQ(12 - 2 * u2, 2 * sv * ising_field((uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]))
+              << "lane " << lane << " s=" << sv << " j=" << j << " n=" << n;
+        }
+}
+
+// word < thr decides as the contract's u = word 2^-32 < exp(-dE/T) does: the words around
+// the threshold, the ends, and random words, for temperatures from 0.05 to 1e6 and the
+// extremes w = 0 and w = 1.
+TEST(IsingSlicedGroups, ThresholdIsTheDouble) {
+  std::mt19937 rng(11);
+  std::vector<double> temps = {0.05, 0.3, 1.0, 1.15, 1.5, 2.0, 4.51, 10.0, 1e3, 1e6};
+  std::vector<std::vector<double>> ws;
+  for (double T : temps) ws.push_back({std::exp(-4.0 / T), std::exp(-8.0 / T), std::exp(-12.0 / T)});
+  ws.push_back({0.0, 1.0, 0.5});
+  for (const auto &w3 : ws) {
+    ising_params p = params(8, 8, 8, 1);
+    for (int i = 0; i < 3; ++i) p.w[i] = w3[i];
+    const ising_rules r = ising_rules_of(&p);
+    for (int i = 0; i < 3; ++i) {
+      const uint32_t u2 = (uint32_t)(4 - 2 * i);  // dE = 4, 8, 12
+      std::vector<uint32_t> words = {0u, 1u, 0xffffffffu, 0xfffffffeu};
+      const double W = std::ldexp(w3[i], 32);
+      for (long long d = -3; d <= 3; ++d) {
+        const long long x = (long long)std::ceil(W) + d;
+        if (x >= 0 && x <= 0xffffffffLL) words.push_back((uint32_t)x);
       }
+      for (int q = 0; q < 2000; ++q) words.push_back(rng());
+      for (uint32_t word : words)
+        ASSERT_EQ(ising_accept_word(&r, u2, word) != 0, kit_u01(word) < ising_accept(&r, 4 * (i + 1)))
+            << "w=" << w3[i] << " word=" << word;
+    }
+  }
 }
