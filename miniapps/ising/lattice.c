@@ -62,6 +62,9 @@ ising_rules ising_rules_of(const ising_params *p) {
     r.w[i] = p->w[i];
     r.thr[i] = (uint64_t)ceil(p->w[i] * 4294967296.0);
   }
+  /* The octet kernel's levels (sliced_groups.h) need exp(-dE/T) not to grow with dE. */
+  if (!(r.thr[0] >= r.thr[1] && r.thr[1] >= r.thr[2]))
+    kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "exp(-dE/T) must not grow with dE");
   return r;
 }
 

@@ -9,10 +9,10 @@
  * x0 + 2e (e = 0..3), of four slices w, w+2, w+4, w+6. So a thread takes an "octet": the two
  * groups (b = 0, 1) of one 8-block whose word-0 sites lie in slice w (the groups' "base").
  * Member e of both groups is the pair of bytes 2e, 2e+1 of the 8-block in slice w + 2e; the
- * thread gathers the eight sites, in x order, into one 64-bit word from four 8-byte loads
- * (one per slice, each an aligned, fully used sector across a warp), the same for their
- * coupling bytes and for each of the six neighbour directions, and then
- *   - counts each site's unsatisfied bonds for all eight sites at once, byte by byte
+ * thread gathers the eight sites, in x order, into two 32-bit words from four 4-byte loads
+ * (one per slice) and two byte permutations, the same for their coupling bytes and for each
+ * of the six neighbour directions, and then
+ *   - counts each site's unsatisfied bonds four sites at a time, byte by byte
  *     (ising_unsat2: sign bits and XORs, no multiplies);
  *   - makes each group's one draw if one of its members has dE > 0 (the contract draws only
  *     then; a pure function, so skipping it changes nothing), two draws per eight sites, no
@@ -35,6 +35,7 @@
 #define ISING_SLICED_GROUPS_H
 #include <string.h>
 
+#include "kit/fastdiv.h"
 #include "lattice.h"
 
 /* The grouped kernel serves a launch when the 8-blocks are whole rows' pieces (LX % 8 == 0)
@@ -46,70 +47,114 @@ static inline KIT_HD int ising_grouped(const ising_block *b, ising_planes pl) {
 /* Bases of a launch of N slices: -3 .. N - 1. */
 static inline KIT_HD int ising_octet_bases(ising_planes pl) { return pl.count + 3; }
 
-/* The eight bytes of an 8-block (8-byte aligned on the device: LX, part_sites and
- * plane_stride are multiples of 8). Neighbour spins and couplings do not change during a
- * half-sweep: the read-only cache may serve them. */
-static inline KIT_HD uint64_t ising_ld8(const void *p, int readonly) {
+/* What the kernel's index arithmetic needs, made once on the host and passed by value: the
+ * divisors as multiply-highs (kit/fastdiv.h; a division loop would cost more per thread than
+ * a site's update) of the 8-blocks of a row, LY, m and the bases of the launch, the global
+ * slice g0 of the launch's first slice, and Q = LZ / m. */
+typedef struct ising_octet_plan {
+  kit_fastdiv blocks, LY, m, bases;
+  uint32_t g0, Q;
+} ising_octet_plan;
+
+static inline ising_octet_plan ising_octet_plan_of(const ising_block *b, ising_planes pl) {
+  const ising_octet_plan d = {kit_fastdiv_make((uint32_t)b->L[0] / 8),
+                              kit_fastdiv_make((uint32_t)b->L[1]),
+                              kit_fastdiv_make((uint32_t)b->m),
+                              kit_fastdiv_make((uint32_t)ising_octet_bases(pl)),
+                              (uint32_t)ising_global_plane(b, pl.first),
+                              (uint32_t)(b->L[2] / b->m)};
+  return d;
+}
+
+/* Four bytes at p (4-byte aligned: LX, part_sites and plane_stride are multiples of 8).
+ * Neighbour spins and couplings do not change during a half-sweep: `readonly` lets the
+ * read-only cache serve them; the thread's own spins share words with other threads' sites,
+ * which change. */
+static inline KIT_HD uint32_t ising_ld4(const int8_t *p, int readonly) {
 #ifdef __CUDA_ARCH__
-  return readonly ? __ldg((const unsigned long long *)p) : *(const uint64_t *)p;
+  return readonly ? __ldg((const unsigned int *)p) : *(const uint32_t *)p;
 #else
   (void)readonly;
-  uint64_t v;
+  uint32_t v;
   memcpy(&v, p, sizeof v); /* little-endian, as the device */
   return v;
 #endif
 }
 
-/* Site i (byte i, 0..7) of the octet gets byte i + s (s = -1, 0, +1) of 8-block blk[i >> 1];
- * the one byte that falls outside its block (s = +1: site 7; s = -1: site 0) is `edge`. */
-static inline KIT_HD uint64_t ising_gather(const uint64_t blk[4], int s, uint64_t edge) {
-  uint64_t v = 0;
-  for (int e = 0; e < 4; ++e) {
-    const uint64_t x = s > 0 ? blk[e] >> 8 : s < 0 ? blk[e] << 8 : blk[e];
-    v |= x & (0xffffull << 16 * e);
-  }
-  return s > 0 ? v | edge << 56 : s < 0 ? v | edge : v;
+/* CUDA's __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the pair (y:x). */
+static inline KIT_HD uint32_t ising_prmt(uint32_t x, uint32_t y, uint32_t s) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, y, s);
+#else
+  const uint64_t v = (uint64_t)y << 32 | x;
+  uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) r |= (uint32_t)(v >> 8 * (s >> 4 * n & 7) & 0xffu) << 8 * n;
+  return r;
+#endif
 }
 
-/* For each byte (site) of the octet, twice the number of its unsatisfied bonds, from its
- * spin byte, its coupling byte j and its six neighbours' spin bytes (ising_field's order).
- * A bond's term J s s_n is -1 where an odd number of J, s, s_n is negative; bit 1 of a spin
+/* An octet is two 32-bit words, its sites 0..3 (members 0, 1) and 4..7 (members 2, 3) in x
+ * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off): bytes 0, 1 of p[0],
+ * 2, 3 of p[1], 4, 5 of p[2], 6, 7 of p[3], one byte permutation per word. */
+static inline KIT_HD void ising_gather(const int8_t *const p[4], ptrdiff_t off, int readonly, uint32_t w[2]) {
+  w[0] = ising_prmt(ising_ld4(p[0] + off, readonly), ising_ld4(p[1] + off, readonly), 0x7610);
+  w[1] = ising_prmt(ising_ld4(p[2] + off + 4, readonly), ising_ld4(p[3] + off + 4, readonly), 0x7610);
+}
+
+/* For each byte (site) of a word, twice the number of its unsatisfied bonds, from its spin
+ * byte, its coupling byte j and its six neighbours' spin bytes (ising_field's order). A
+ * bond's term J s s_n is -1 where an odd number of J, s, s_n is negative; bit 1 of a spin
  * byte (0x01 or 0xff) is its sign and bit d of j is the d-th bond's J = -1, so one XOR per
  * direction, with j shifted to put bit d at bit 1, and a mask leave 2 in each byte with an
  * unsatisfied bond. Six such words add without carries (at most 12 a byte). With d bonds
  * unsatisfied s h = 6 - 2 d and dE = 2 s h = 12 - 4 d: dE <= 0 where the result is >= 6.
  * Equal to 2 s h by ising_field for every input (test IsingSlicedGroups.UnsatIsTheField). */
-static inline KIT_HD uint64_t ising_unsat2(uint64_t own, uint64_t j, uint64_t xp, uint64_t yp, uint64_t zp,
-                                           uint64_t xm, uint64_t ym, uint64_t zm) {
-  const uint64_t M = 0x0202020202020202ull;
+static inline KIT_HD uint32_t ising_unsat2(uint32_t own, uint32_t j, uint32_t xp, uint32_t yp, uint32_t zp,
+                                           uint32_t xm, uint32_t ym, uint32_t zm) {
+  const uint32_t M = 0x02020202u;
   return ((own ^ xp ^ j << 1) & M) + ((own ^ yp ^ j) & M) + ((own ^ zp ^ j >> 1) & M) + ((own ^ xm ^ j >> 2) & M) +
          ((own ^ ym ^ j >> 3) & M) + ((own ^ zm ^ j >> 4) & M);
 }
 
-/* The Metropolis decision of a site with u2 = 2 x unsatisfied bonds (< 6: dE = 12 - 2 u2 > 0)
- * on its word: word < thr for exp(-dE/T), by select (no run-time index into the rules). */
+/* The Metropolis decisions by integer thresholds: u = word 2^-32 < exp(-dE/T) exactly when
+ * word < thr (ising_rules.thr). The word's level is the number of the three thresholds above
+ * it; as exp(-dE/T) falls with dE (thr[0] >= thr[1] >= thr[2], checked by ising_rules_of), a
+ * site with u2 = 2 x unsatisfied bonds (< 6: dE = 12 - 2 u2 > 0) accepts exactly when level +
+ * u2 / 2 >= 3: dE = 4 needs word < thr[0], level >= 1; dE = 12 needs word < thr[2], level 3.
+ * A level per word instead of a per-site select of its threshold: the kernel adds the levels
+ * to u2 / 2 four sites at a time. (Test IsingSlicedGroups.ThresholdIsTheDouble.) */
+static inline KIT_HD uint32_t ising_word_level(const ising_rules *r, uint32_t word) {
+  return (uint32_t)((uint64_t)word < r->thr[0]) + (uint32_t)((uint64_t)word < r->thr[1]) +
+         (uint32_t)((uint64_t)word < r->thr[2]);
+}
+
 static inline KIT_HD int ising_accept_word(const ising_rules *r, uint32_t u2, uint32_t word) {
-  const uint64_t thr = u2 == 4 ? r->thr[0] : u2 == 2 ? r->thr[1] : r->thr[2];
-  return (uint64_t)word < thr;
+  return ising_word_level(r, word) + u2 / 2 >= 3;
 }
 
 /* One octet: the two groups of 8-block `unit` (row unit / (LX / 8), block a = unit % (LX / 8))
- * of sample k whose word-0 sites lie in launch slice j (-3 <= j < N), colour c, sweep t. */
-static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_block *b, int8_t *spin,
-                                             const uint8_t *coupling, ising_planes pl, int colour, uint32_t t, int k,
-                                             int j, uint32_t unit) {
-  const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], A = LX / 8, Q = (uint32_t)(b->L[2] / b->m);
-  const uint32_t row = unit / A, a = unit - row * A, y = row % LY, q = row / LY;
-  const size_t ps = b->plane_stride;
+ * of sample k whose word-0 sites lie in launch slice j, with pk = k (N + 3) + j + 3; colour
+ * c, sweep t. */
+static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
+                                             int8_t *spin, const uint8_t *coupling, ising_planes pl, int colour,
+                                             uint32_t t, uint32_t pk, uint32_t unit) {
+  const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], m = (uint32_t)b->m, Q = dv->Q;
+  uint32_t a, y, jj;
+  const uint32_t row = kit_fastdiv_qr(dv->blocks, unit, &a), q = kit_fastdiv_qr(dv->LY, row, &y);
+  const uint32_t k = kit_fastdiv_qr(dv->bases, pk, &jj);
+  const int j = (int)jj - 3;
+  const ptrdiff_t ps = (ptrdiff_t)b->plane_stride;
   /* Member e's 8-block in its slice; members outside the launch are read at a slice inside
    * it (so every address is in the slab) and never written. */
-  const int8_t *blk[4];
-  uint64_t inl = 0; /* 0xffff in the bytes of the members inside the launch */
+  const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)row * LX + 8 * a;
+  const int8_t *blk[4], *cpl[4];
+  uint32_t inl[2] = {0, 0}; /* 0xffff in the bytes of the members inside the launch */
   for (int e = 0; e < 4; ++e) {
     const int i = j + e, in = i >= 0 && i < pl.count;
     const int l = pl.first + pl.step * (in ? i : i < 0 ? 0 : pl.count - 1);
-    blk[e] = spin + ising_part_offset(b, l, 0) + (size_t)k * b->part_sites + (size_t)row * LX + 8 * a;
-    if (in) inl |= 0xffffull << 16 * e;
+    blk[e] = base + (size_t)l * b->plane_stride;
+    cpl[e] = (const int8_t *)coupling + (blk[e] - spin) - ps; /* couplings start at plane 1 */
+    if (in) inl[e >> 1] |= 0xffffu << 16 * (e & 1);
   }
   /* Row offsets of the y-neighbours and of the z-neighbours across a multiple of m. */
   const uint32_t yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
@@ -117,68 +162,73 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
   const ptrdiff_t r0 = (ptrdiff_t)(LX * row), dyp = (ptrdiff_t)(LX * (yp + LY * q)) - r0,
                   dym = (ptrdiff_t)(LX * (ym + LY * q)) - r0, dqp = (ptrdiff_t)(LX * (y + LY * qp)) - r0,
                   dqm = (ptrdiff_t)(LX * (y + LY * qm)) - r0;
-  uint64_t own[4], jb[4], up[4], dn[4], upy[4], dny[4];
-  for (int e = 0; e < 4; ++e) {
-    own[e] = ising_ld8(blk[e], 0);
-    jb[e] = ising_ld8(coupling + (blk[e] - spin) - (ptrdiff_t)ps, 1);
-    up[e] = ising_ld8(blk[e] + ps, 1);
-    dn[e] = ising_ld8(blk[e] - ps, 1);
-    upy[e] = ising_ld8(blk[e] + ps + dyp, 1);
-    dny[e] = ising_ld8(blk[e] - ps + dym, 1);
-  }
-  /* x wraps around the row: site 7's +x neighbour starts the next block, site 0's -x one ends
-   * the previous. */
-  const uint64_t next = (uint8_t)blk[3][(ptrdiff_t)ps + (a + 1 == A ? 8 - (ptrdiff_t)LX : 8)];
-  const uint64_t prev = (uint8_t)blk[0][-(ptrdiff_t)ps + (a == 0 ? (ptrdiff_t)LX - 1 : -1)];
-  const uint64_t o = ising_gather(own, 0, 0), jo = ising_gather(jb, 0, 0);
-  uint64_t zp = ising_gather(up, 0, 0), zm = ising_gather(dn, 0, 0);
-  /* Group b's sites have z mod m = z0b (its base slice fixes it, the same for all four); where
-   * it is m - 1 the +z neighbour is in the row of the next q, where 0 the -z one in that of
-   * the previous (bytes b, b + 2, b + 4, b + 6 of the octet). */
-  const int wb = ((ising_global_plane(b, pl.first) + 2 * j) % b->m + b->m) % b->m;
-  int z0b[2];
+  uint32_t o[2], jo[2], zp[2], zm[2], yn[2], ys[2];
+  ising_gather(blk, 0, 0, o);
+  ising_gather(cpl, 0, 1, jo);
+  ising_gather(blk, ps, 1, zp);
+  ising_gather(blk, -ps, 1, zm);
+  ising_gather(blk, ps + dyp, 1, yn);
+  ising_gather(blk, -ps + dym, 1, ys);
+  /* +x: site i takes byte i + 1 of its block above, site 7 the first byte of the next block
+   * (the row wraps around); -x: byte i - 1 of the block below, site 0 the last byte of the
+   * previous block. Two byte permutations per word. */
+  const uint32_t next = (uint8_t)blk[3][ps + (a + 1 == LX / 8 ? 8 - (ptrdiff_t)LX : 8)];
+  const uint32_t prev = (uint8_t)blk[0][-ps + (a == 0 ? (ptrdiff_t)LX - 1 : -1)];
+  const uint32_t xp[2] = {
+      ising_prmt(ising_prmt(ising_ld4(blk[0] + ps, 1), ising_ld4(blk[1] + ps, 1), 0x0721), ising_ld4(blk[1] + ps + 4, 1),
+                 0x4210),
+      ising_prmt(ising_prmt(ising_ld4(blk[2] + ps + 4, 1), ising_ld4(blk[3] + ps + 4, 1), 0x0721), next, 0x4210)};
+  const uint32_t xm[2] = {
+      ising_prmt(ising_prmt(ising_ld4(blk[0] - ps, 1), ising_ld4(blk[1] - ps, 1), 0x6500), prev, 0x3214),
+      ising_prmt(ising_prmt(ising_ld4(blk[2] - ps, 1), ising_ld4(blk[2] - ps + 4, 1), 0x0043),
+                 ising_ld4(blk[3] - ps + 4, 1), 0x6510)};
+  /* Group g's sites (bytes g, g + 2 of each word) have z mod m = z0[g], fixed by its base
+   * slice: where it is m - 1 the +z neighbour is in the row of the next q, where 0 the -z one
+   * in that of the previous. (m divides LX and LY, and 2 j >= -6: the sum is not negative.) */
+  uint32_t z0[2];
+  kit_fastdiv_qr(dv->m, dv->g0 + (uint32_t)(2 * j) + 6 * m + LX + LY - 8 * a - y, &z0[0]);
+  z0[1] = z0[0] == 0 ? m - 1 : z0[0] - 1;
   for (int g = 0; g < 2; ++g) {
-    z0b[g] = ising_slice_z(b->m, wb, (int)(8 * a) + g, (int)y, 0);
-    const uint64_t mask = 0x00ff00ff00ff00ffull << 8 * g;
-    if (z0b[g] == b->m - 1) {
-      uint64_t w[4];
-      for (int e = 0; e < 4; ++e) w[e] = ising_ld8(blk[e] + ps + dqp, 1);
-      zp = (zp & ~mask) | (ising_gather(w, 0, 0) & mask);
+    const uint32_t mask = 0x00ff00ffu << 8 * g;
+    uint32_t w[2];
+    if (z0[g] == m - 1) {
+      ising_gather(blk, ps + dqp, 1, w);
+      for (int h = 0; h < 2; ++h) zp[h] = (zp[h] & ~mask) | (w[h] & mask);
     }
-    if (z0b[g] == 0) {
-      uint64_t w[4];
-      for (int e = 0; e < 4; ++e) w[e] = ising_ld8(blk[e] - ps + dqm, 1);
-      zm = (zm & ~mask) | (ising_gather(w, 0, 0) & mask);
+    if (z0[g] == 0) {
+      ising_gather(blk, -ps + dqm, 1, w);
+      for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~mask) | (w[h] & mask);
     }
   }
-  const uint64_t u2 = ising_unsat2(o, jo, ising_gather(up, 1, next), ising_gather(upy, 0, 0), zp,
-                                   ising_gather(dn, -1, prev), ising_gather(dny, 0, 0), zm);
-  /* Bit 7 of a byte: u2 >= 6 (dE <= 0: flip without a number). No carries: u2 <= 12. */
-  const uint64_t free_flip = (u2 + 0x7a7a7a7a7a7a7a7aull) & 0x8080808080808080ull;
-  const uint64_t need = ~free_flip & 0x8080808080808080ull & inl;
-  uint64_t flip = free_flip;
+  uint32_t u2[2], need[2], flip[2], level[2] = {0, 0};
+  for (int h = 0; h < 2; ++h) {
+    u2[h] = ising_unsat2(o[h], jo[h], xp[h], yn[h], zp[h], xm[h], ys[h], zm[h]);
+    /* Bit 7 of a byte: u2 >= 6 (dE <= 0, a flip without a number). No carries: u2 <= 12. */
+    flip[h] = (u2[h] + 0x7a7a7a7au) & 0x80808080u;
+    need[h] = ~flip[h] & 0x80808080u & inl[h];
+  }
   for (int g = 0; g < 2; ++g) {
-    if (!(need & 0x0080008000800080ull << 8 * g)) continue;
-    const uint32_t s0 = ising_site(r, (int)(8 * a) + g, (int)y, z0b[g] + b->m * (int)q);
-    const kit_philox4x32 d = ising_draw(r, k, s0, colour, t);
-    for (int e = 0; e < 4; ++e) {
-      const int i = 2 * e + g;
-      if (need >> (8 * i + 7) & 1 && ising_accept_word(r, (uint32_t)(u2 >> 8 * i) & 0xffu, d.v[e]))
-        flip |= 0x80ull << 8 * i;
-    }
+    if (!((need[0] | need[1]) & 0x00800080u << 8 * g)) continue;
+    const uint32_t s0 = (8 * a + (uint32_t)g) + LX * (y + LY * (z0[g] + m * q)); /* ising_site of the word-0 site */
+    const kit_philox4x32 d = ising_draw(r, (int)k, s0, colour, t);
+    for (int e = 0; e < 4; ++e) level[e >> 1] |= ising_word_level(r, d.v[e]) << 8 * ((2 * e + g) & 3);
   }
-  flip &= inl;
-  /* 0x80 -> 0xfe in each flipping byte: +1 (0x01) <-> -1 (0xff) is XOR 0xfe. */
-  const uint64_t x = (flip - (flip >> 6)) | flip, nw = o ^ x;
-  for (int e = 0; e < 4; ++e) {
-    if (!(x >> 16 * e & 0xffffu)) continue;
-    const uint16_t pair = (uint16_t)(nw >> 16 * e);
-    int8_t *dst = (int8_t *)blk[e] + 2 * e;
+  /* Accept where level + u2 / 2 >= 3, four sites at once (u2 is even: the shift moves no bit
+   * into the next byte; at most 3 + 6 + 0x7d < 0x100). */
+  for (int h = 0; h < 2; ++h) flip[h] |= (level[h] + (u2[h] >> 1) + 0x7d7d7d7du) & need[h];
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t f = flip[h] & inl[h];
+    const uint32_t x = (f - (f >> 6)) | f, nw = o[h] ^ x; /* 0x80 -> 0xfe: +1 <-> -1 is XOR 0xfe */
+    for (int half = 0; half < 2; ++half) {
+      if (!(x >> 16 * half & 0xffffu)) continue;
+      const uint16_t pair = (uint16_t)(nw >> 16 * half);
+      int8_t *dst = (int8_t *)blk[2 * h + half] + 2 * (2 * h + half);
 #ifdef __CUDA_ARCH__
-    *(uint16_t *)dst = pair;
+      *(uint16_t *)dst = pair;
 #else
-    memcpy(dst, &pair, sizeof pair);
+      memcpy(dst, &pair, sizeof pair);
 #endif
+    }
   }
 }
 #endif

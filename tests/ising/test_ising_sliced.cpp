@@ -60,14 +60,12 @@ std::vector<ising_planes> launches(const ising_plan &pl) {
 // them in any order).
 void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin, const uint8_t *coupling,
                         ising_planes pl, int colour, uint32_t t, bool reversed) {
+  const ising_octet_plan dv = ising_octet_plan_of(&b, pl);
   const uint32_t units = (uint32_t)(b.part_sites / 8);
   const long long n = (long long)b.samples * ising_octet_bases(pl) * units;
   for (long long q = 0; q < n; ++q) {
     const long long i = reversed ? n - 1 - q : q;
-    const uint32_t unit = (uint32_t)(i % units);
-    const long long pk = i / units;
-    const int k = (int)(pk / ising_octet_bases(pl)), j = (int)(pk % ising_octet_bases(pl)) - 3;
-    ising_octet_update(&r, &b, spin, coupling, pl, colour, t, k, j, unit);
+    ising_octet_update(&r, &b, &dv, spin, coupling, pl, colour, t, (uint32_t)(i / units), (uint32_t)(i % units));
   }
 }
 
@@ -199,20 +197,20 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
 // spins, coupling bytes and neighbourhoods in every byte of the word, the other bytes random.
 TEST(IsingSlicedGroups, UnsatIsTheField) {
   std::mt19937_64 rng(7);
-  auto spin = [&](int neg) -> uint64_t { return neg ? 0xffu : 0x01u; };
-  for (int lane = 0; lane < 8; ++lane)
+  auto spin = [&](int neg) -> uint32_t { return neg ? 0xffu : 0x01u; };
+  for (int lane = 0; lane < 4; ++lane)
     for (int s = 0; s < 2; ++s)
       for (int j = 0; j < 64; ++j)
         for (int n = 0; n < 64; ++n) {
-          uint64_t w[8];  // own, j, xp, yp, zp, xm, ym, zm: random +-1 / 6-bit bytes elsewhere
+          uint32_t w[8];  // own, j, xp, yp, zp, xm, ym, zm: random +-1 / 6-bit bytes elsewhere
           for (int q = 0; q < 8; ++q) {
-            uint64_t v = 0;
-            for (int byte = 0; byte < 8; ++byte)
-              v |= (q == 1 ? rng() & 63 : spin((int)(rng() & 1))) << 8 * byte;
-            w[q] = v & ~(0xffull << 8 * lane);
+            uint32_t v = 0;
+            for (int byte = 0; byte < 4; ++byte)
+              v |= (uint32_t)(q == 1 ? rng() & 63 : spin((int)(rng() & 1))) << 8 * byte;
+            w[q] = v & ~(0xffu << 8 * lane);
           }
           w[0] |= spin(s) << 8 * lane;
-          w[1] |= (uint64_t)j << 8 * lane;
+          w[1] |= (uint32_t)j << 8 * lane;
           int8_t v[6];
           for (int q = 0; q < 6; ++q) {
             v[q] = (n >> q & 1) ? -1 : 1;
@@ -233,7 +231,8 @@ TEST(IsingSlicedGroups, ThresholdIsTheDouble) {
   std::vector<double> temps = {0.05, 0.3, 1.0, 1.15, 1.5, 2.0, 4.51, 10.0, 1e3, 1e6};
   std::vector<std::vector<double>> ws;
   for (double T : temps) ws.push_back({std::exp(-4.0 / T), std::exp(-8.0 / T), std::exp(-12.0 / T)});
-  ws.push_back({0.0, 1.0, 0.5});
+  ws.push_back({1.0, 0.5, 0.0});
+  ws.push_back({1.0, 1.0, 1.0});
   for (const auto &w3 : ws) {
     ising_params p = params(8, 8, 8, 1);
     for (int i = 0; i < 3; ++i) p.w[i] = w3[i];

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "kit/fastdiv.h"
 #include "kit/hybrid.h"
 #include "kit/json.h"
 #include "kit/options.h"
@@ -179,4 +181,27 @@ TEST(Report, FailedCheckFailsTheRun) {
   EXPECT_EQ(r.verify, KIT_VERIFY_FAILED);
   EXPECT_EQ(kit_report_exit_code(&r), 1);
   kit_report_free(&r);
+}
+
+// kit/fastdiv.h against the / and % operators: every divisor 1..4096 and the powers of two
+// up to 2^30, at the ends of the range (n < 2^31), around multiples of d and at random n.
+TEST(KitFastdiv, MatchesTheDivisionOperator) {
+  std::mt19937 rng(3);
+  std::vector<uint32_t> ds;
+  for (uint32_t d = 1; d <= 4096; ++d) ds.push_back(d);
+  for (int s = 12; s <= 30; ++s) ds.insert(ds.end(), {(1u << s) - 1, 1u << s, (1u << s) + 1});
+  for (uint32_t d : ds) {
+    const kit_fastdiv f = kit_fastdiv_make(d);
+    std::vector<uint32_t> ns = {0, 1, d - 1, d, d + 1, 0x7fffffffu, 0x7ffffffeu, 0x7fffffffu - d};
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t n = rng() & 0x7fffffffu;
+      ns.insert(ns.end(), {n, n - n % d, n - n % d - 1});
+    }
+    for (uint32_t n : ns) {
+      n &= 0x7fffffffu;
+      uint32_t r;
+      ASSERT_EQ(kit_fastdiv_qr(f, n, &r), n / d) << n << " / " << d;
+      ASSERT_EQ(r, n % d) << n << " % " << d;
+    }
+  }
 }
