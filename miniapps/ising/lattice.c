@@ -60,7 +60,11 @@ ising_rules ising_rules_of(const ising_params *p) {
   r.init_up = strcmp(p->init, "up") == 0;
   for (int i = 0; i < 3; ++i) {
     r.w[i] = p->w[i];
-    r.thr[i] = (uint64_t)ceil(p->w[i] * 4294967296.0);
+    const double thr = ceil(p->w[i] * 4294967296.0);
+    if (!(thr >= 0 && thr < 4294967296.0))
+      kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "exp(-dE/T) = %g has no 32-bit threshold (temperature too high)",
+              p->w[i]);
+    r.thr[i] = (uint32_t)thr;
   }
   /* The octet kernel's levels (sliced_groups.h) need exp(-dE/T) not to grow with dE. */
   if (!(r.thr[0] >= r.thr[1] && r.thr[1] >= r.thr[2]))

@@ -66,10 +66,11 @@ typedef struct ising_rules {
   int init_up;    /* --init up */
   double w[3];    /* exp(-dE/T) for dE = 4, 8, 12 */
   /* The same as integer thresholds on the Philox word: u = word 2^-32 < w exactly when
-   * word < ceil(w 2^32) (u is exact in a double, and so is w 2^32; 0 <= w <= 1 keeps it at
-   * most 2^32). Used by the sliced octet kernel (sliced_groups.h); ising_decide keeps the
+   * word < ceil(w 2^32) (u is exact in a double, and so is w 2^32). Below 2^32 for every
+   * temperature the options allow (T <= 1e6: w <= exp(-4e-6)); ising_rules_of refuses
+   * others. Used by the sliced octet kernel (sliced_groups.h); ising_decide keeps the
    * contract's double comparison. */
-  uint64_t thr[3];
+  uint32_t thr[3];
 } ising_rules;
 
 static inline KIT_HD uint32_t ising_site(const ising_rules *r, int x, int y, int z) {

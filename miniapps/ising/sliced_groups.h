@@ -96,7 +96,7 @@ static inline KIT_HD uint32_t ising_prmt(uint32_t x, uint32_t y, uint32_t s) {
 /* An octet is two 32-bit words, its sites 0..3 (members 0, 1) and 4..7 (members 2, 3) in x
  * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off): bytes 0, 1 of p[0],
  * 2, 3 of p[1], 4, 5 of p[2], 6, 7 of p[3], one byte permutation per word. */
-static inline KIT_HD void ising_gather(const int8_t *const p[4], ptrdiff_t off, int readonly, uint32_t w[2]) {
+static inline KIT_HD void ising_gather(const int8_t *const p[4], int off, int readonly, uint32_t w[2]) {
   w[0] = ising_prmt(ising_ld4(p[0] + off, readonly), ising_ld4(p[1] + off, readonly), 0x7610);
   w[1] = ising_prmt(ising_ld4(p[2] + off + 4, readonly), ising_ld4(p[3] + off + 4, readonly), 0x7610);
 }
@@ -124,8 +124,7 @@ static inline KIT_HD uint32_t ising_unsat2(uint32_t own, uint32_t j, uint32_t xp
  * A level per word instead of a per-site select of its threshold: the kernel adds the levels
  * to u2 / 2 four sites at a time. (Test IsingSlicedGroups.ThresholdIsTheDouble.) */
 static inline KIT_HD uint32_t ising_word_level(const ising_rules *r, uint32_t word) {
-  return (uint32_t)((uint64_t)word < r->thr[0]) + (uint32_t)((uint64_t)word < r->thr[1]) +
-         (uint32_t)((uint64_t)word < r->thr[2]);
+  return (uint32_t)(word < r->thr[0]) + (uint32_t)(word < r->thr[1]) + (uint32_t)(word < r->thr[2]);
 }
 
 static inline KIT_HD int ising_accept_word(const ising_rules *r, uint32_t u2, uint32_t word) {
@@ -143,7 +142,9 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
   const uint32_t row = kit_fastdiv_qr(dv->blocks, unit, &a), q = kit_fastdiv_qr(dv->LY, row, &y);
   const uint32_t k = kit_fastdiv_qr(dv->bases, pk, &jj);
   const int j = (int)jj - 3;
-  const ptrdiff_t ps = (ptrdiff_t)b->plane_stride;
+  /* In-slab offsets fit 32 bits (the driver keeps a plane below 2^31 bytes): a load's address
+   * is then one multiply-add onto a 64-bit pointer, not a 64-bit addition. */
+  const int ps = (int)b->plane_stride;
   /* Member e's 8-block in its slice; members outside the launch are read at a slice inside
    * it (so every address is in the slab) and never written. */
   const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)row * LX + 8 * a;
@@ -159,9 +160,8 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
   /* Row offsets of the y-neighbours and of the z-neighbours across a multiple of m. */
   const uint32_t yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
   const uint32_t qp = q + 1 == Q ? 0 : q + 1, qm = q == 0 ? Q - 1 : q - 1;
-  const ptrdiff_t r0 = (ptrdiff_t)(LX * row), dyp = (ptrdiff_t)(LX * (yp + LY * q)) - r0,
-                  dym = (ptrdiff_t)(LX * (ym + LY * q)) - r0, dqp = (ptrdiff_t)(LX * (y + LY * qp)) - r0,
-                  dqm = (ptrdiff_t)(LX * (y + LY * qm)) - r0;
+  const int r0 = (int)(LX * row), dyp = (int)(LX * (yp + LY * q)) - r0, dym = (int)(LX * (ym + LY * q)) - r0,
+            dqp = (int)(LX * (y + LY * qp)) - r0, dqm = (int)(LX * (y + LY * qm)) - r0;
   uint32_t o[2], jo[2], zp[2], zm[2], yn[2], ys[2];
   ising_gather(blk, 0, 0, o);
   ising_gather(cpl, 0, 1, jo);
@@ -172,8 +172,8 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
   /* +x: site i takes byte i + 1 of its block above, site 7 the first byte of the next block
    * (the row wraps around); -x: byte i - 1 of the block below, site 0 the last byte of the
    * previous block. Two byte permutations per word. */
-  const uint32_t next = (uint8_t)blk[3][ps + (a + 1 == LX / 8 ? 8 - (ptrdiff_t)LX : 8)];
-  const uint32_t prev = (uint8_t)blk[0][-ps + (a == 0 ? (ptrdiff_t)LX - 1 : -1)];
+  const uint32_t next = (uint8_t)blk[3][ps + (a + 1 == LX / 8 ? 8 - (int)LX : 8)];
+  const uint32_t prev = (uint8_t)blk[0][-ps + (a == 0 ? (int)LX - 1 : -1)];
   const uint32_t xp[2] = {
       ising_prmt(ising_prmt(ising_ld4(blk[0] + ps, 1), ising_ld4(blk[1] + ps, 1), 0x0721), ising_ld4(blk[1] + ps + 4, 1),
                  0x4210),

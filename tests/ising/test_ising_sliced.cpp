@@ -101,19 +101,29 @@ TEST(IsingSlicedGroups, ServesTheSlicedPlansOnly) {
   EXPECT_FALSE(ising_grouped(&cbb, ising_make_plan(&cbb, 0).bulk));
 }
 
-// At T = infinity (w = 1, every Metropolis test accepts) a half-sweep flips every site of
-// its colour exactly once: a site updated twice, or never, keeps its spin. The sites are
-// found by the layout's definition (ising_coords), not by the kernel's arithmetic.
+// The ferromagnet from the staggered state (every neighbour opposite: dE = -12 everywhere):
+// a half-sweep flips every site of its colour exactly once, a site updated twice, or never,
+// keeps its spin. The sites are found by the layout's definition (ising_coords), not by the
+// kernel's arithmetic.
 TEST(IsingSlicedGroups, EverySiteOfTheColourExactlyOnce) {
   for (const Shape &sh : kShapes) {
     ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 2);
-    for (double &w : p.w) w = 1.0;
+    p.p = 0;
     const ising_rules r = ising_rules_of(&p);
     for (int c = 0; c < 2; ++c)
       for (const ising_block &b : slabs(p, sh.ranks)) {
         std::vector<int8_t> spin((size_t)(b.n + 2) * b.plane_stride);
         std::vector<uint8_t> coupling((size_t)b.n * b.plane_stride);
         ising_fill(&p, &b, spin.data(), coupling.data(), 1);
+        for (int l = 0; l < b.n + 2; ++l)
+          for (int k = 0; k < b.samples; ++k)
+            for (int row = 0; row < b.rows; ++row)
+              for (int i = 0; i < b.width; ++i) {
+                int x, y, z;
+                ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
+                spin[ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i] =
+                    (x + y + z) % 2 ? -1 : 1;
+              }
         const std::vector<int8_t> start = spin;
         const ising_plan plan = ising_make_plan(&b, c);
         for (ising_planes pl : launches(plan)) {
@@ -224,15 +234,15 @@ TEST(IsingSlicedGroups, UnsatIsTheField) {
 }
 
 // word < thr decides as the contract's u = word 2^-32 < exp(-dE/T) does: the words around
-// the threshold, the ends, and random words, for temperatures from 0.05 to 1e6 and the
-// extremes w = 0 and w = 1.
+// the threshold, the ends, and random words, for temperatures from 0.05 to 1e6 (the
+// option's range ends at 1e-3 and 1e6), w = 0 and w just below 1.
 TEST(IsingSlicedGroups, ThresholdIsTheDouble) {
   std::mt19937 rng(11);
-  std::vector<double> temps = {0.05, 0.3, 1.0, 1.15, 1.5, 2.0, 4.51, 10.0, 1e3, 1e6};
+  std::vector<double> temps = {1e-3, 0.05, 0.3, 1.0, 1.15, 1.5, 2.0, 4.51, 10.0, 1e3, 1e6};
   std::vector<std::vector<double>> ws;
   for (double T : temps) ws.push_back({std::exp(-4.0 / T), std::exp(-8.0 / T), std::exp(-12.0 / T)});
-  ws.push_back({1.0, 0.5, 0.0});
-  ws.push_back({1.0, 1.0, 1.0});
+  ws.push_back({0.9999999, 0.5, 0.0});
+  ws.push_back({0.9999999, 0.9999999, 0.9999999});
   for (const auto &w3 : ws) {
     ising_params p = params(8, 8, 8, 1);
     for (int i = 0; i < 3; ++i) p.w[i] = w3[i];
