@@ -148,78 +148,108 @@ static void ghosts_reserve(pt_ghosts *g, long long need) {
   g->cap = g->scap = c;
 }
 
+/* Copies per block of the filter: one thread bins, counts and compacts a whole block. */
+#define UNPACK_BLOCK 512
+
+/* Copy q of the received buffers taken as one sequence (connection k holds copies at[k] ..
+ * at[k + 1]); *k, the connection of an earlier copy, is moved on past the empty ones. */
+static const double *ghost_copy(const px_plan *ghost, const long long *at, int *k, long long q) {
+  while (q >= at[*k + 1]) ++*k;
+  return ghost->rbuf[*k] + (size_t)(q - at[*k]) * PT_GHOST_W;
+}
+
 void pt_unpack_ghosts(const pt_params *p, const pt_decomp *d, const px_plan *ghost, pt_ghosts *g,
                       pt_traffic *tr) {
   const int e0 = d->first[2], ne = d->ncells - d->first[2];
-  long long total = 0;
-  for (int k = 0; k < ghost->n; ++k) total += (long long)ghost->rcount[k];
+  long long *at = kit_malloc(((size_t)ghost->n + 1) * sizeof *at, "ghost offsets");
+  at[0] = 0;
+  for (int k = 0; k < ghost->n; ++k) at[k + 1] = at[k] + (long long)ghost->rcount[k];
+  const long long total = at[ghost->n], nblk = (total + UNPACK_BLOCK - 1) / UNPACK_BLOCK;
   ghosts_reserve(g, total);
   if (g->next < ne || !g->count) {
     free(g->count);
     g->count = xalloc((size_t)(ne + 1) * sizeof *g->count, "ghost rows");
     g->next = ne;
   }
-  /* Filter (Sec. 3.2.1: keep what falls in an external cell) into the scratch arrays. The
-   * bin of every copy first, in parallel (g->cell, overwritten below, is the scratch): a
-   * binary search of the cell array each, the costliest host loop of a GPU step (25 of 33 ms
-   * per step at 4 M atoms on one H200 when it ran serially). Then the kept copies are
-   * compacted in arrival order, so the result does not depend on the thread count. */
-  long long off = 0;
-  for (int k = 0; k < ghost->n; ++k) {
-    const double *buf = ghost->rbuf[k];
-    const long long nk = (long long)ghost->rcount[k];
-    int *bin = g->cell + off;
-#pragma omp parallel for schedule(static) if (nk > 4096)
-    for (long long q = 0; q < nk; ++q) {
-      const int c = pt_cell_of(p, d, buf + q * PT_GHOST_W + 1);
-      bin[q] = c >= 0 && pt_group(d, c) == PT_EXTERNAL ? c : -1;
-    }
-    off += nk;
-  }
-  long long m = 0;
-  off = 0;
-  for (int k = 0; k < ghost->n; ++k)
-    for (size_t q = 0; q < ghost->rcount[k]; ++q) {
-      const double *r = ghost->rbuf[k] + q * PT_GHOST_W;
-      const int c = g->cell[off++];
-      if (c < 0) {
-        tr->ghosts_discarded++;
-        continue;
+  long long *kept = kit_malloc(((size_t)nblk + 1) * sizeof *kept, "ghost blocks");
+  int *bin = g->cell, *cnt = g->count; /* g->cell is the bins' scratch until the scatter */
+  /* One parallel region for the whole unpack, over the received buffers of every connection
+   * as one sequence: a region per connection cost a team start each, and libgomp starts a
+   * nested team's threads (a multi-thread tile thread's) afresh every time. */
+#pragma omp parallel if (total > 4096)
+  {
+    /* Filter (Sec. 3.2.1: keep what falls in an external cell): the bin of every copy, a
+     * binary search of the cell array each, the costliest host loop of a GPU step (25 of 33
+     * ms per step at 4 M atoms on one H200 when it ran serially); what each block keeps. */
+#pragma omp for schedule(static)
+    for (long long b = 0; b < nblk; ++b) {
+      const long long q0 = b * UNPACK_BLOCK, q1 = q0 + UNPACK_BLOCK < total ? q0 + UNPACK_BLOCK : total;
+      long long n = 0;
+      int k = 0;
+      for (long long q = q0; q < q1; ++q) {
+        const int c = pt_cell_of(p, d, ghost_copy(ghost, at, &k, q) + 1);
+        bin[q] = c >= 0 && pt_group(d, c) == PT_EXTERNAL ? c : -1;
+        n += bin[q] >= 0;
       }
-      g->sid[m] = (int64_t)r[0];
-      memcpy(g->sx + 3 * m, r + 1, 3 * sizeof(double));
-      g->scell[m++] = c;
+      kept[b + 1] = n;
     }
-  /* Counting sort by cell (stable), then insertion sort by id inside a cell (a few dozen
-   * copies): the order depends only on which copies a cell holds, as in cpu.c. */
-  int *cnt = g->count;
-  for (int e = 0; e <= ne; ++e) cnt[e] = 0;
-  for (long long i = 0; i < m; ++i) cnt[g->scell[i] - e0 + 1]++;
-  for (int e = 0; e < ne; ++e) cnt[e + 1] += cnt[e];
-  for (long long i = 0; i < m; ++i) {
-    const long long to = cnt[g->scell[i] - e0]++;
-    g->id[to] = g->sid[i];
-    g->cell[to] = g->scell[i];
-    memcpy(g->x + 3 * to, g->sx + 3 * i, 3 * sizeof(double));
-  }
-  /* cnt[e] is now the end of row e: turn it back into the start of row e + 1. */
-  for (int e = ne; e > 0; --e) cnt[e] = cnt[e - 1];
-  cnt[0] = 0;
-  /* Rows are independent: sort them in parallel. */
-#pragma omp parallel for schedule(dynamic, 256) if (ne > 4096)
-  for (int e = 0; e < ne; ++e)
-    for (long long i = cnt[e] + 1; i < cnt[e + 1]; ++i)
-      for (long long j = i; j > cnt[e] && g->id[j - 1] > g->id[j]; --j) {
-        const int64_t t = g->id[j];
-        g->id[j] = g->id[j - 1];
-        g->id[j - 1] = t;
-        for (int a = 0; a < 3; ++a) {
-          const double u = g->x[3 * j + a];
-          g->x[3 * j + a] = g->x[3 * (j - 1) + a];
-          g->x[3 * (j - 1) + a] = u;
+#pragma omp single
+    {
+      kept[0] = 0;
+      for (long long b = 0; b < nblk; ++b) kept[b + 1] += kept[b];
+    }
+    /* The kept copies compacted in arrival order (block b from kept[b]), into the scratch
+     * arrays: the result does not depend on the thread count. */
+#pragma omp for schedule(static)
+    for (long long b = 0; b < nblk; ++b) {
+      const long long q0 = b * UNPACK_BLOCK, q1 = q0 + UNPACK_BLOCK < total ? q0 + UNPACK_BLOCK : total;
+      long long m = kept[b];
+      int k = 0;
+      for (long long q = q0; q < q1; ++q) {
+        if (bin[q] < 0) continue;
+        const double *r = ghost_copy(ghost, at, &k, q);
+        g->sid[m] = (int64_t)r[0];
+        memcpy(g->sx + 3 * m, r + 1, 3 * sizeof(double));
+        g->scell[m++] = bin[q];
+      }
+    }
+    /* Counting sort by cell (stable), then insertion sort by id inside a cell (a few dozen
+     * copies): the order depends only on which copies a cell holds, as in cpu.c. */
+#pragma omp single
+    {
+      const long long m = kept[nblk];
+      for (int e = 0; e <= ne; ++e) cnt[e] = 0;
+      for (long long i = 0; i < m; ++i) cnt[g->scell[i] - e0 + 1]++;
+      for (int e = 0; e < ne; ++e) cnt[e + 1] += cnt[e];
+      for (long long i = 0; i < m; ++i) {
+        const long long to = cnt[g->scell[i] - e0]++;
+        g->id[to] = g->sid[i];
+        g->cell[to] = g->scell[i];
+        memcpy(g->x + 3 * to, g->sx + 3 * i, 3 * sizeof(double));
+      }
+      /* cnt[e] is now the end of row e: turn it back into the start of row e + 1. */
+      for (int e = ne; e > 0; --e) cnt[e] = cnt[e - 1];
+      cnt[0] = 0;
+    }
+    /* Rows are independent: sorted in parallel. */
+#pragma omp for schedule(dynamic, 256)
+    for (int e = 0; e < ne; ++e)
+      for (long long i = cnt[e] + 1; i < cnt[e + 1]; ++i)
+        for (long long j = i; j > cnt[e] && g->id[j - 1] > g->id[j]; --j) {
+          const int64_t t = g->id[j];
+          g->id[j] = g->id[j - 1];
+          g->id[j - 1] = t;
+          for (int a = 0; a < 3; ++a) {
+            const double u = g->x[3 * j + a];
+            g->x[3 * j + a] = g->x[3 * (j - 1) + a];
+            g->x[3 * (j - 1) + a] = u;
+          }
         }
-      }
-  g->n = m;
+  }
+  g->n = kept[nblk];
+  tr->ghosts_discarded += total - g->n;
+  free(kept);
+  free(at);
 }
 
 void pt_place_ghosts(const pt_decomp *d, const pt_ghosts *g, long long base, int64_t *id, double *x,

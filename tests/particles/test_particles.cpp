@@ -2,11 +2,14 @@
 // the Lennard-Jones pair function (analytic values, the shift, Newton's third law, F = -dV/dr),
 // cell binning at the box faces, the internal/frontier/external classification and the
 // connection matrix of Bernaschi Sec. 3.2.1, the binary search of the cell array, the --input
-// reader's line numbers, and migration across the periodic faces (Sec. 3.2.2); irregular
+// reader's line numbers, migration across the periodic faces (Sec. 3.2.2), the GPU variants'
+// host path (frontier.c) looped back on one rank, and its unpack on 1 to 3 threads; irregular
 // domains: the tiling of a hand-made owner map with empty cells, the wall reflection rule
 // (walls.h) on hand-computed cases, and the kit's METIS wrapper on a graph with one obvious cut.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -355,40 +358,66 @@ TEST(particles, GpuHostPathMigrantAcrossFace) {
   pt_decomp_free(&d);
 }
 
+namespace {
+// The fcc lattice of cells[0] x cells[1] x cells[2] unit cells at rc 2.0 on one rank, with its
+// cell matrix built by hand: particles sorted by (cell, id) (the lattice is in id order), ids
+// and positions in id/x with room behind them for the copies (pt_place_ghosts).
+struct LatticeOnOneRank {
+  pt_params p;
+  pt_particles all = {};
+  pt_decomp d;
+  std::vector<int> cstart;
+  std::vector<int64_t> id;
+  std::vector<double> x;
+  long long n = 0;
+  explicit LatticeOnOneRank(const int cells[3]) {
+    std::memset(&p, 0, sizeof p);
+    p.run = kit_run_defaults();
+    for (int a = 0; a < 3; ++a) p.cells[a] = cells[a];
+    p.density = 0.8442;
+    p.temp = 1.44;
+    p.rc = 2.0;
+    p.dt = 0.005;
+    pt_derive(&p);
+    pt_lattice(&p, nullptr, nullptr, &all);
+    const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    pt_decomp_build(&d, p.nc, one, zero);
+    std::vector<std::vector<long long>> rows(d.first[2]);
+    for (long long i = 0; i < all.n; ++i) rows[pt_cell_of(&p, &d, all.x + 3 * i)].push_back(i);
+    cstart.assign(d.ncells + 1, 0);
+    id.resize(4 * all.n);
+    x.resize(12 * all.n);
+    for (int c = 0; c < d.first[2]; ++c) {
+      cstart[c] = (int)n;
+      for (long long i : rows[c]) {
+        id[n] = all.id[i];
+        std::memcpy(&x[3 * n], all.x + 3 * i, 3 * sizeof(double));
+        ++n;
+      }
+    }
+    cstart[d.first[2]] = (int)n;
+  }
+  LatticeOnOneRank(const LatticeOnOneRank &) = delete;
+  LatticeOnOneRank &operator=(const LatticeOnOneRank &) = delete;
+  ~LatticeOnOneRank() {
+    pt_decomp_free(&d);
+    pt_particles_free(&all);
+  }
+};
+}  // namespace
+
 // The frontier copies of the lattice on one rank, looped back: every external cell receives
 // exactly the particles of the owned cell it is an image of, shifted by a whole box, sorted by
 // id, and nothing is discarded.
 TEST(particles, GpuHostPathFrontierImages) {
-  pt_params p;
-  std::memset(&p, 0, sizeof p);
-  p.run = kit_run_defaults();
-  p.cells[0] = 5, p.cells[1] = 4, p.cells[2] = 6;
-  p.density = 0.8442;
-  p.temp = 1.44;
-  p.rc = 2.0;
-  p.dt = 0.005;
-  pt_derive(&p);
-  pt_particles all = {};
-  pt_lattice(&p, nullptr, nullptr, &all);
-  pt_decomp d;
-  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
-  pt_decomp_build(&d, p.nc, one, zero);
-  // The cell matrix by hand: particles sorted by (cell, id); the lattice is in id order.
-  std::vector<std::vector<long long>> rows(d.first[2]);
-  for (long long i = 0; i < all.n; ++i) rows[pt_cell_of(&p, &d, all.x + 3 * i)].push_back(i);
-  std::vector<int> cstart(d.ncells + 1, 0);
-  std::vector<int64_t> id(4 * all.n);
-  std::vector<double> x(12 * all.n);
-  long long n = 0;
-  for (int c = 0; c < d.first[2]; ++c) {
-    cstart[c] = (int)n;
-    for (long long i : rows[c]) {
-      id[n] = all.id[i];
-      std::memcpy(&x[3 * n], all.x + 3 * i, 3 * sizeof(double));
-      ++n;
-    }
-  }
-  cstart[d.first[2]] = (int)n;
+  const int cells[3] = {5, 4, 6};
+  LatticeOnOneRank l(cells);
+  const pt_params &p = l.p;
+  const pt_decomp &d = l.d;
+  std::vector<int> &cstart = l.cstart;
+  std::vector<int64_t> &id = l.id;
+  std::vector<double> &x = l.x;
+  const long long n = l.n;
   px_plan ghost;
   px_init(&ghost, MPI_COMM_SELF, &d, PT_GHOST_W, 0);
   pt_traffic tr = {};
@@ -421,8 +450,77 @@ TEST(particles, GpuHostPathFrontierImages) {
   }
   pt_ghosts_free(&g);
   px_free(&ghost);
-  pt_decomp_free(&d);
-  pt_particles_free(&all);
+}
+
+// pt_unpack_ghosts takes the buffers of every connection as one sequence, in blocks that are
+// binned and compacted in parallel: the result must be the serial filter's, copies kept in
+// arrival order then sorted stably by (cell, id), on any thread count. Above the parallel
+// threshold (4096 copies), with an empty connection, copies to discard (in an owned cell,
+// beyond the shell) between kept ones, and ids repeated within a cell.
+TEST(particles, GpuHostPathUnpackIndependentOfThreads) {
+  const int cells[3] = {16, 14, 15};
+  LatticeOnOneRank l(cells);
+  const pt_params &p = l.p;
+  const pt_decomp &d = l.d;
+  px_plan ghost;
+  px_init(&ghost, MPI_COMM_SELF, &d, PT_GHOST_W, 0);
+  pt_traffic tr = {};
+  pt_pack_frontier(&p, &d, l.cstart.data(), l.id.data(), l.x.data(), &ghost, &tr);
+  ASSERT_GT(d.nconn, 2);
+  ghost.scount[1] = 0;
+  for (int k = 0; k < ghost.n; ++k)
+    for (size_t i = 0; i < ghost.scount[k]; ++i) {
+      double *r = ghost.sbuf[k] + i * PT_GHOST_W;
+      if (i % 7 == 3)
+        for (int a = 0; a < 3; ++a) r[1 + a] = 0.5 * p.box[a];
+      if (i % 7 == 5) r[1] = -3.0 * p.box[0];
+      if (i % 11 == 10) r[0] = r[-PT_GHOST_W];
+    }
+  loop_back(&ghost, &d);
+  struct Copy {
+    int cell;
+    int64_t id;
+    double x[3];
+  };
+  std::vector<Copy> ref;
+  long long total = 0, discarded = 0;
+  for (int k = 0; k < ghost.n; ++k)
+    for (size_t i = 0; i < ghost.rcount[k]; ++i, ++total) {
+      const double *r = ghost.rbuf[k] + i * PT_GHOST_W;
+      const int c = pt_cell_of(&p, &d, r + 1);
+      if (c < d.first[2]) {
+        ++discarded;
+        continue;
+      }
+      ref.push_back({c, (int64_t)r[0], {r[1], r[2], r[3]}});
+    }
+  ASSERT_GT(total, 4096);
+  ASSERT_GT(discarded, 0);
+  std::stable_sort(ref.begin(), ref.end(), [](const Copy &a, const Copy &b) {
+    return a.cell != b.cell ? a.cell < b.cell : a.id < b.id;
+  });
+  const int threads = omp_get_max_threads();
+  for (int t = 1; t <= 3; ++t) {
+    omp_set_num_threads(t);
+    pt_ghosts g = {};
+    pt_traffic tu = {};
+    pt_unpack_ghosts(&p, &d, &ghost, &g, &tu);
+    EXPECT_EQ(tu.ghosts_discarded, discarded) << t << " threads";
+    ASSERT_EQ(g.n, (long long)ref.size()) << t << " threads";
+    for (long long i = 0; i < g.n; ++i) {
+      ASSERT_EQ(g.cell[i], ref[i].cell) << t << " threads, copy " << i;
+      ASSERT_EQ(g.id[i], ref[i].id) << t << " threads, copy " << i;
+      ASSERT_EQ(std::memcmp(g.x + 3 * i, ref[i].x, sizeof ref[i].x), 0) << t << " threads, copy " << i;
+    }
+    for (int e = 0; e <= d.ncells - d.first[2]; ++e) {  // rows: where cell first[2] + e starts
+      const auto row = std::lower_bound(ref.begin(), ref.end(), d.first[2] + e,
+                                        [](const Copy &a, int c) { return a.cell < c; });
+      EXPECT_EQ(g.count[e], row - ref.begin()) << t << " threads, row " << e;
+    }
+    pt_ghosts_free(&g);
+  }
+  omp_set_num_threads(threads);
+  px_free(&ghost);
 }
 
 // Multi-thread tags: four tiles of a 2 x 2 x 1 grid, two threads per rank. The tag a tile sends
