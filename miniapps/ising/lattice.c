@@ -66,9 +66,6 @@ ising_rules ising_rules_of(const ising_params *p) {
               p->w[i]);
     r.thr[i] = (uint32_t)thr;
   }
-  /* The octet kernel's levels (sliced_groups.h) need exp(-dE/T) not to grow with dE. */
-  if (!(r.thr[0] >= r.thr[1] && r.thr[1] >= r.thr[2]))
-    kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "exp(-dE/T) must not grow with dE");
   return r;
 }
 

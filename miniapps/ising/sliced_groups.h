@@ -116,19 +116,12 @@ static inline KIT_HD uint32_t ising_unsat2(uint32_t own, uint32_t j, uint32_t xp
          ((own ^ ym ^ j >> 3) & M) + ((own ^ zm ^ j >> 4) & M);
 }
 
-/* The Metropolis decisions by integer thresholds: u = word 2^-32 < exp(-dE/T) exactly when
- * word < thr (ising_rules.thr). The word's level is the number of the three thresholds above
- * it; as exp(-dE/T) falls with dE (thr[0] >= thr[1] >= thr[2], checked by ising_rules_of), a
- * site with u2 = 2 x unsatisfied bonds (< 6: dE = 12 - 2 u2 > 0) accepts exactly when level +
- * u2 / 2 >= 3: dE = 4 needs word < thr[0], level >= 1; dE = 12 needs word < thr[2], level 3.
- * A level per word instead of a per-site select of its threshold: the kernel adds the levels
- * to u2 / 2 four sites at a time. (Test IsingSlicedGroups.ThresholdIsTheDouble.) */
-static inline KIT_HD uint32_t ising_word_level(const ising_rules *r, uint32_t word) {
-  return (uint32_t)(word < r->thr[0]) + (uint32_t)(word < r->thr[1]) + (uint32_t)(word < r->thr[2]);
-}
-
+/* The Metropolis decision by integer threshold of a site with u2 = 2 x unsatisfied bonds
+ * (0, 2 or 4 where dE = 12 - 2 u2 > 0): u = word 2^-32 < exp(-dE/T) exactly when word < thr
+ * (ising_rules.thr; test IsingSlicedGroups.ThresholdIsTheDouble). Bits of u2 pick the
+ * threshold, by select: no run-time index into the rules. */
 static inline KIT_HD int ising_accept_word(const ising_rules *r, uint32_t u2, uint32_t word) {
-  return ising_word_level(r, word) + u2 / 2 >= 3;
+  return word < (u2 & 4 ? r->thr[0] : u2 & 2 ? r->thr[1] : r->thr[2]);
 }
 
 /* One octet: the two groups of 8-block `unit` (row unit / (LX / 8), block a = unit % (LX / 8))
@@ -200,7 +193,7 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
       for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~mask) | (w[h] & mask);
     }
   }
-  uint32_t u2[2], need[2], flip[2], level[2] = {0, 0};
+  uint32_t u2[2], need[2], flip[2];
   for (int h = 0; h < 2; ++h) {
     u2[h] = ising_unsat2(o[h], jo[h], xp[h], yn[h], zp[h], xm[h], ys[h], zm[h]);
     /* Bit 7 of a byte: u2 >= 6 (dE <= 0, a flip without a number). No carries: u2 <= 12. */
@@ -211,11 +204,11 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
     if (!((need[0] | need[1]) & 0x00800080u << 8 * g)) continue;
     const uint32_t s0 = (8 * a + (uint32_t)g) + LX * (y + LY * (z0[g] + m * q)); /* ising_site of the word-0 site */
     const kit_philox4x32 d = ising_draw(r, (int)k, s0, colour, t);
-    for (int e = 0; e < 4; ++e) level[e >> 1] |= ising_word_level(r, d.v[e]) << 8 * ((2 * e + g) & 3);
+    for (int e = 0; e < 4; ++e) {
+      const int h = e >> 1, sh = 8 * ((2 * e + g) & 3);
+      flip[h] |= (ising_accept_word(r, u2[h] >> sh, d.v[e]) ? 0x80u << sh : 0u) & need[h];
+    }
   }
-  /* Accept where level + u2 / 2 >= 3, four sites at once (u2 is even: the shift moves no bit
-   * into the next byte; at most 3 + 6 + 0x7d < 0x100). */
-  for (int h = 0; h < 2; ++h) flip[h] |= (level[h] + (u2[h] >> 1) + 0x7d7d7d7du) & need[h];
   for (int h = 0; h < 2; ++h) {
     const uint32_t f = flip[h] & inl[h];
     const uint32_t x = (f - (f >> 6)) | f, nw = o[h] ^ x; /* 0x80 -> 0xfe: +1 <-> -1 is XOR 0xfe */

@@ -242,6 +242,7 @@ TEST(IsingSlicedGroups, ThresholdIsTheDouble) {
   std::vector<std::vector<double>> ws;
   for (double T : temps) ws.push_back({std::exp(-4.0 / T), std::exp(-8.0 / T), std::exp(-12.0 / T)});
   ws.push_back({0.9999999, 0.5, 0.0});
+  ws.push_back({0.0, 0.9999999, 0.5});
   ws.push_back({0.9999999, 0.9999999, 0.9999999});
   for (const auto &w3 : ws) {
     ising_params p = params(8, 8, 8, 1);
