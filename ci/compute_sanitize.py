@@ -46,7 +46,8 @@ def run_one(name, cmd, env, tool, outdir):
     san = [SANITIZER, "--tool", tool, "--error-exitcode", "99", "--print-limit", "20"]
     if tool == "racecheck":
         san += ["--racecheck-report", "all"]
-    full = cmd[:2] + san + cmd[2:]
+    # Each run its own JSON file: the tools of one smoke test run at the same time.
+    full = [cmd[0], os.path.join(outdir, f"{tool}_{name}.json")] + san + cmd[2:]
     log = os.path.join(outdir, f"{tool}_{name}.log")
     t0 = time.time()
     with open(log, "w") as f:
