@@ -66,17 +66,17 @@ static inline ising_octet_plan ising_octet_plan_of(const ising_block *b, ising_p
   return d;
 }
 
-/* Four bytes at p (4-byte aligned: LX, part_sites and plane_stride are multiples of 8).
- * Neighbour spins and couplings do not change during a half-sweep: `readonly` lets the
- * read-only cache serve them; the thread's own spins share words with other threads' sites,
- * which change. */
-static inline KIT_HD uint32_t ising_ld4(const int8_t *p, int readonly) {
+/* Word `off` of p (the blocks are 8-byte aligned: LX, part_sites and plane_stride are
+ * multiples of 8, so the offsets of planes and rows are whole words). Neighbour spins and
+ * couplings do not change during a half-sweep: `readonly` lets the read-only cache serve
+ * them; the thread's own spins share words with other threads' sites, which change. */
+static inline KIT_HD uint32_t ising_ldw(const uint32_t *p, int off, int readonly) {
 #ifdef __CUDA_ARCH__
-  return readonly ? __ldg((const unsigned int *)p) : *(const uint32_t *)p;
+  return readonly ? __ldg(p + off) : p[off];
 #else
   (void)readonly;
   uint32_t v;
-  memcpy(&v, p, sizeof v); /* little-endian, as the device */
+  memcpy(&v, (const char *)p + 4 * (ptrdiff_t)off, sizeof v); /* little-endian, as the device */
   return v;
 #endif
 }
@@ -94,11 +94,11 @@ static inline KIT_HD uint32_t ising_prmt(uint32_t x, uint32_t y, uint32_t s) {
 }
 
 /* An octet is two 32-bit words, its sites 0..3 (members 0, 1) and 4..7 (members 2, 3) in x
- * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off): bytes 0, 1 of p[0],
- * 2, 3 of p[1], 4, 5 of p[2], 6, 7 of p[3], one byte permutation per word. */
-static inline KIT_HD void ising_gather(const int8_t *const p[4], int off, int readonly, uint32_t w[2]) {
-  w[0] = ising_prmt(ising_ld4(p[0] + off, readonly), ising_ld4(p[1] + off, readonly), 0x7610);
-  w[1] = ising_prmt(ising_ld4(p[2] + off + 4, readonly), ising_ld4(p[3] + off + 4, readonly), 0x7610);
+ * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off words): bytes 0, 1 of
+ * p[0], 2, 3 of p[1], 4, 5 of p[2], 6, 7 of p[3], one byte permutation per word. */
+static inline KIT_HD void ising_gather(const uint32_t *const p[4], int off, int readonly, uint32_t w[2]) {
+  w[0] = ising_prmt(ising_ldw(p[0], off, readonly), ising_ldw(p[1], off, readonly), 0x7610);
+  w[1] = ising_prmt(ising_ldw(p[2], off + 1, readonly), ising_ldw(p[3], off + 1, readonly), 0x7610);
 }
 
 /* For each byte (site) of a word, twice the number of its unsatisfied bonds, from its spin
@@ -141,57 +141,61 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
   /* Member e's 8-block in its slice; members outside the launch are read at a slice inside
    * it (so every address is in the slab) and never written. */
   const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)row * LX + 8 * a;
-  const int8_t *blk[4], *cpl[4];
-  uint32_t inl[2] = {0, 0}; /* 0xffff in the bytes of the members inside the launch */
+  const int8_t *blk[4];
+  const uint32_t *bw[4], *cw[4]; /* the same blocks as words, and their coupling blocks */
+  uint32_t inl[2] = {0, 0};      /* 0xffff in the bytes of the members inside the launch */
   for (int e = 0; e < 4; ++e) {
     const int i = j + e, in = i >= 0 && i < pl.count;
     const int l = pl.first + pl.step * (in ? i : i < 0 ? 0 : pl.count - 1);
     blk[e] = base + (size_t)l * b->plane_stride;
-    cpl[e] = (const int8_t *)coupling + (blk[e] - spin) - ps; /* couplings start at plane 1 */
+    bw[e] = (const uint32_t *)blk[e];
+    cw[e] = (const uint32_t *)(coupling + (blk[e] - spin) - ps); /* couplings start at plane 1 */
     if (in) inl[e >> 1] |= 0xffffu << 16 * (e & 1);
   }
-  /* Row offsets of the y-neighbours and of the z-neighbours across a multiple of m. */
+  /* Row offsets (in words) of the y-neighbours and of the z-neighbours across a multiple of m,
+   * and the plane stride in words. */
   const uint32_t yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
   const uint32_t qp = q + 1 == Q ? 0 : q + 1, qm = q == 0 ? Q - 1 : q - 1;
-  const int r0 = (int)(LX * row), dyp = (int)(LX * (yp + LY * q)) - r0, dym = (int)(LX * (ym + LY * q)) - r0,
-            dqp = (int)(LX * (y + LY * qp)) - r0, dqm = (int)(LX * (y + LY * qm)) - r0;
+  const int r0 = (int)(LX * row), dyp = ((int)(LX * (yp + LY * q)) - r0) / 4, dym = ((int)(LX * (ym + LY * q)) - r0) / 4,
+            dqp = ((int)(LX * (y + LY * qp)) - r0) / 4, dqm = ((int)(LX * (y + LY * qm)) - r0) / 4, pw = ps / 4;
   uint32_t o[2], jo[2], zp[2], zm[2], yn[2], ys[2];
-  ising_gather(blk, 0, 0, o);
-  ising_gather(cpl, 0, 1, jo);
-  ising_gather(blk, ps, 1, zp);
-  ising_gather(blk, -ps, 1, zm);
-  ising_gather(blk, ps + dyp, 1, yn);
-  ising_gather(blk, -ps + dym, 1, ys);
+  ising_gather(bw, 0, 0, o);
+  ising_gather(cw, 0, 1, jo);
+  ising_gather(bw, pw, 1, zp);
+  ising_gather(bw, -pw, 1, zm);
+  ising_gather(bw, pw + dyp, 1, yn);
+  ising_gather(bw, -pw + dym, 1, ys);
   /* +x: site i takes byte i + 1 of its block above, site 7 the first byte of the next block
    * (the row wraps around); -x: byte i - 1 of the block below, site 0 the last byte of the
    * previous block. Two byte permutations per word. */
   const uint32_t next = (uint8_t)blk[3][ps + (a + 1 == LX / 8 ? 8 - (int)LX : 8)];
   const uint32_t prev = (uint8_t)blk[0][-ps + (a == 0 ? (int)LX - 1 : -1)];
   const uint32_t xp[2] = {
-      ising_prmt(ising_prmt(ising_ld4(blk[0] + ps, 1), ising_ld4(blk[1] + ps, 1), 0x0721), ising_ld4(blk[1] + ps + 4, 1),
+      ising_prmt(ising_prmt(ising_ldw(bw[0], pw, 1), ising_ldw(bw[1], pw, 1), 0x0721), ising_ldw(bw[1], pw + 1, 1),
                  0x4210),
-      ising_prmt(ising_prmt(ising_ld4(blk[2] + ps + 4, 1), ising_ld4(blk[3] + ps + 4, 1), 0x0721), next, 0x4210)};
+      ising_prmt(ising_prmt(ising_ldw(bw[2], pw + 1, 1), ising_ldw(bw[3], pw + 1, 1), 0x0721), next, 0x4210)};
   const uint32_t xm[2] = {
-      ising_prmt(ising_prmt(ising_ld4(blk[0] - ps, 1), ising_ld4(blk[1] - ps, 1), 0x6500), prev, 0x3214),
-      ising_prmt(ising_prmt(ising_ld4(blk[2] - ps, 1), ising_ld4(blk[2] - ps + 4, 1), 0x0043),
-                 ising_ld4(blk[3] - ps + 4, 1), 0x6510)};
+      ising_prmt(ising_prmt(ising_ldw(bw[0], -pw, 1), ising_ldw(bw[1], -pw, 1), 0x6500), prev, 0x3214),
+      ising_prmt(ising_prmt(ising_ldw(bw[2], -pw, 1), ising_ldw(bw[2], -pw + 1, 1), 0x0043),
+                 ising_ldw(bw[3], -pw + 1, 1), 0x6510)};
   /* Group g's sites (bytes g, g + 2 of each word) have z mod m = z0[g], fixed by its base
    * slice: where it is m - 1 the +z neighbour is in the row of the next q, where 0 the -z one
-   * in that of the previous. (m divides LX and LY, and 2 j >= -6: the sum is not negative.) */
+   * in that of the previous. (m divides LX and LY, and 2 j >= -6: the sum is not negative.)
+   * One gather per direction serves both groups. */
   uint32_t z0[2];
   kit_fastdiv_qr(dv->m, dv->g0 + (uint32_t)(2 * j) + 6 * m + LX + LY - 8 * a - y, &z0[0]);
   z0[1] = z0[0] == 0 ? m - 1 : z0[0] - 1;
-  for (int g = 0; g < 2; ++g) {
-    const uint32_t mask = 0x00ff00ffu << 8 * g;
+  const uint32_t up_wrap = (z0[0] == m - 1 ? 0x00ff00ffu : 0u) | (z0[1] == m - 1 ? 0xff00ff00u : 0u);
+  const uint32_t dn_wrap = (z0[0] == 0 ? 0x00ff00ffu : 0u) | (z0[1] == 0 ? 0xff00ff00u : 0u);
+  if (up_wrap) {
     uint32_t w[2];
-    if (z0[g] == m - 1) {
-      ising_gather(blk, ps + dqp, 1, w);
-      for (int h = 0; h < 2; ++h) zp[h] = (zp[h] & ~mask) | (w[h] & mask);
-    }
-    if (z0[g] == 0) {
-      ising_gather(blk, -ps + dqm, 1, w);
-      for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~mask) | (w[h] & mask);
-    }
+    ising_gather(bw, pw + dqp, 1, w);
+    for (int h = 0; h < 2; ++h) zp[h] = (zp[h] & ~up_wrap) | (w[h] & up_wrap);
+  }
+  if (dn_wrap) {
+    uint32_t w[2];
+    ising_gather(bw, -pw + dqm, 1, w);
+    for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~dn_wrap) | (w[h] & dn_wrap);
   }
   uint32_t u2[2], need[2], flip[2];
   for (int h = 0; h < 2; ++h) {
