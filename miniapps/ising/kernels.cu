@@ -12,7 +12,7 @@
 #include "sliced_groups.h"
 
 static const int kThreads = 256;
-static const uint32_t kOctetBases = 4; /* bases (slices) per thread of the sliced octet kernel */
+static const uint32_t kOctetBases = 8; /* bases (slices) per thread of the sliced octet kernel */
 
 /* Blocks for `total` threads; a grid-stride loop covers the rest, so any size launches. */
 static unsigned blocks_for(size_t total) {
