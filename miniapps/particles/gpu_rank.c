@@ -79,6 +79,7 @@ void pt_rank_migrate_start(pt_gpu_rank *r) {
   double *rec = NULL;
   PUSH(r, "migrate");
   r->leavers = pt_tile_leavers(&r->t, &rec);
+  r->tr.wall_hits += r->t.wall_hits;
   pt_pack_migrants(r->p, &r->dec, rec, r->leavers, &r->migr, &r->tr);
   px_start(&r->migr);
   POP(r);

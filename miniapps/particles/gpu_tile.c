@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -89,6 +90,19 @@ static void free_particles(pt_gpu_tile *t) {
   }
 }
 
+/* The neighbour table the kernels read: d->nbr, with every empty cell beyond a wall (an
+ * external cell without a connection) replaced by empty_cell, whose row nothing rewrites
+ * while the bulk kernel runs (gpu_tile.h). Host memory, the caller frees it. */
+static int *device_neighbours(const pt_decomp *d, int empty_cell) {
+  const size_t m = (size_t)d->first[2] * 27;
+  int *nbr = kit_malloc(m > 0 ? m * sizeof *nbr : 1, "neighbour table");
+  for (size_t k = 0; k < m; ++k) {
+    const int l = d->nbr[k];
+    nbr[k] = l >= d->first[2] && d->ext_conn[l - d->first[2]] < 0 ? empty_cell : l;
+  }
+  return nbr;
+}
+
 void pt_tile_init(pt_gpu_tile *t, const pt_params *p, const pt_decomp *d, int device, long long n_hint,
                   int lo_cell, int host_forces) {
   memset(t, 0, sizeof *t);
@@ -111,7 +125,8 @@ void pt_tile_init(pt_gpu_tile *t, const pt_params *p, const pt_decomp *d, int de
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&t->bulk_done, cudaEventDisableTiming));
 
   const int ncells = d->ncells, nown = d->first[2];
-  t->cstart = dev_alloc((size_t)(ncells + 1) * sizeof(int));
+  t->empty_cell = ncells + 1;
+  t->cstart = dev_alloc((size_t)(ncells + 3) * sizeof(int)); /* zeroed: empty_cell's row is [0, 0) */
   t->count = dev_alloc((size_t)(nown + 1) * sizeof(int));
   t->fill = dev_alloc((size_t)nown * sizeof(int));
   t->nbr = dev_alloc((size_t)nown * 27 * sizeof(int));
@@ -121,17 +136,28 @@ void pt_tile_init(pt_gpu_tile *t, const pt_params *p, const pt_decomp *d, int de
   t->rows = dev_alloc(6 * PT_TILE_ROWS * sizeof(double));
   t->scan_bytes = pt_scan_temp_bytes(nown + 1);
   t->scan_tmp = dev_alloc(t->scan_bytes);
-  dev_zero(t, t->cstart, (size_t)(ncells + 1) * sizeof(int));
+  dev_zero(t, t->cstart, (size_t)(ncells + 3) * sizeof(int));
   dev_zero(t, t->count, (size_t)(nown + 1) * sizeof(int));
   dev_zero(t, t->fill, (size_t)nown * sizeof(int));
   dev_zero(t, t->status, PT_ST_N * sizeof(unsigned long long));
   dev_zero(t, t->partials, 6 * PT_THERMO_PARTIALS * sizeof(double));
   dev_zero(t, t->rows, 6 * PT_TILE_ROWS * sizeof(double));
+  /* From pageable memory: the call returns once the source has been staged. */
+  int *nbr = device_neighbours(d, t->empty_cell);
   KIT_CUDA_CHECK(
-      cudaMemcpyAsync(t->nbr, d->nbr, (size_t)nown * 27 * sizeof(int), cudaMemcpyHostToDevice, t->boundary));
+      cudaMemcpyAsync(t->nbr, nbr, (size_t)nown * 27 * sizeof(int), cudaMemcpyHostToDevice, t->boundary));
+  free(nbr);
   KIT_CUDA_CHECK(cudaMemcpyAsync(t->cells, d->array, (size_t)ncells * sizeof(pt_cell_entry),
                                  cudaMemcpyHostToDevice, t->boundary));
   t->binner = pt_binner_of(p, d, t->cells);
+  /* An irregular domain: the voxel mask on the device, for the drift kernel's reflection. */
+  if (p->geom) {
+    t->walls = pt_walls_of(p->geom, p->box);
+    const size_t nv = (size_t)t->walls.nv[0] * t->walls.nv[1] * t->walls.nv[2];
+    t->mask = dev_alloc(nv);
+    KIT_CUDA_CHECK(cudaMemcpyAsync(t->mask, t->walls.mask, nv, cudaMemcpyHostToDevice, t->boundary));
+    t->walls.mask = t->mask;
+  }
   t->h_status = pinned_alloc(PT_ST_N * sizeof(unsigned long long));
   t->h_cstart = pinned_alloc((size_t)(ncells + 1) * sizeof(int));
 
@@ -155,6 +181,7 @@ void pt_tile_free(pt_gpu_tile *t) {
   void *dev[] = {t->cstart, t->count,    t->fill, t->nbr,     t->cells,
                  t->status, t->partials, t->rows, t->scan_tmp};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i) KIT_CUDA_CHECK(cudaFree(dev[i]));
+  if (t->mask) KIT_CUDA_CHECK(cudaFree(t->mask));
   kit_host_free(t->h_status, 1);
   kit_host_free(t->h_cstart, 1);
   if (t->h_leave) kit_host_free(t->h_leave, 1);
@@ -210,11 +237,12 @@ void pt_tile_reserve(pt_gpu_tile *t, long long need, long long keep) {
 void pt_tile_kick_drift(pt_gpu_tile *t) {
   const double dt = t->p->dt, half = 0.5 * dt;
   const cudaStream_t s = t->boundary;
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->status, 0, 2 * sizeof(unsigned long long), s));
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->status + PT_ST_LOST_ID, 0xFF, sizeof(unsigned long long), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->status, 0, PT_ST_LOST_ID * sizeof(unsigned long long), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->status + PT_ST_LOST_ID, 0xFF,
+                                 (PT_ST_N - PT_ST_LOST_ID) * sizeof(unsigned long long), s));
   const int r = kit_gpu_range_begin("gpu_kick_drift", s);
-  launch_pt_kick_drift_bin((int)t->n, t->id, t->x, t->v, t->f, half, dt, t->binner, t->d->first[2], t->cell,
-                           t->leave, t->status, s);
+  launch_pt_kick_drift_bin((int)t->n, t->id, t->x, t->v, t->f, half, dt, t->walls, t->binner, t->d->first[2],
+                           t->cell, t->leave, t->status, s);
   kit_gpu_range_end(r, s);
   KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_status, t->status, PT_ST_N * sizeof(unsigned long long),
                                  cudaMemcpyDeviceToHost, s));
@@ -223,10 +251,16 @@ void pt_tile_kick_drift(pt_gpu_tile *t) {
 long long pt_tile_leavers(pt_gpu_tile *t, double **rec) {
   const cudaStream_t s = t->boundary;
   KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  /* cpu.c's checks, in its order: the walls' (after the drift), then the binning's. */
+  if (t->h_status[PT_ST_UNREFLECTED])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "particle %llu moved more than one voxel in one step (--dt too large, or the system blew up)",
+            t->h_status[PT_ST_UNREFLECTED_ID]);
   if (t->h_status[PT_ST_LOST])
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
             "particle %llu moved more than one cell in one step (--dt too large, or the system blew up)",
             t->h_status[PT_ST_LOST_ID]);
+  t->wall_hits = (long long)t->h_status[PT_ST_WALL_HITS];
   const long long m = (long long)t->h_status[PT_ST_LEAVERS];
   if (m > t->n)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld leavers out of %lld particles", m, t->n);
@@ -287,6 +321,11 @@ void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leaver
   if (t->h_cstart[nown] != n_new)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
             "gpu tile: the cell matrix holds %d particles, expected %lld", t->h_cstart[nown], n_new);
+  /* The external cells' rows empty, at this step's offset, until the copies come
+   * (pt_tile_put_ghosts), as cpu.c sets them: hybrid's CPU computes internal cells before,
+   * and one may touch an empty cell beyond a wall. (No device kernel reads a wall cell's
+   * row: empty_cell, gpu_tile.h.) */
+  for (int c = nown + 1; c <= d->ncells; ++c) t->h_cstart[c] = (int)n_new;
   t->n = n_new;
   t->ng = 0;
 }
@@ -313,7 +352,8 @@ void pt_tile_put_ghosts(pt_gpu_tile *t, const pt_ghosts *g) {
   const int r = kit_gpu_range_begin("gpu_h2d", s);
   /* The force kernels need only the copies' positions and the external cells' rows; the
    * rows write cstart[first[2] + 1 ..], which no bulk force kernel reads (an internal cell's
-   * neighbours are owned). */
+   * neighbours are owned, or empty cells beyond a wall, which the device's neighbour table
+   * replaces by empty_cell). */
   if (g->n > 0)
     KIT_CUDA_CHECK(cudaMemcpyAsync(t->x + 3 * n, t->h_x + 3 * n, 3 * (size_t)g->n * sizeof(double),
                                    cudaMemcpyHostToDevice, s));

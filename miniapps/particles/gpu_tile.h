@@ -9,13 +9,23 @@
  *    function that hands data to the host returns only after synchronising that stream;
  *  - `bulk` runs force kernels only, after waiting for the event `sorted`, and records
  *    `bulk_done`, which the boundary stream waits for before the next kick (pt_tile_end_step);
- *  - pt_tile_reserve, the only place arrays are reallocated, synchronises both streams first. */
+ *  - pt_tile_reserve, the only place arrays are reallocated, synchronises both streams first;
+ *  - the bulk kernel never reads a row of the cell matrix that the boundary stream rewrites
+ *    while it runs (pt_tile_put_ghosts writes the external cells' rows). In the box no
+ *    internal cell touches an external one. In an irregular domain an internal cell may
+ *    touch an empty cell w beyond a wall: its row [cstart[w], cstart[w + 1]) is empty before
+ *    and after the copies are placed, but at another offset, so a kernel reading one bound
+ *    before the copy and the other after would take in particles of other cells. The
+ *    device's neighbour table names instead one extra cell whose row is empty for good
+ *    (empty_cell, after the ncells rows): no kernel reads a wall cell's row. (The fake GPU
+ *    runs one stream at a time: it cannot show that race, only that the rows stay empty.) */
 #ifndef PARTICLES_GPU_TILE_H
 #define PARTICLES_GPU_TILE_H
 #include <cuda_runtime_api.h>
 
 #include "frontier.h"
 #include "particles.h"
+#include "walls.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,12 +50,15 @@ typedef struct pt_gpu_tile {
   double *f, *pe, *vir;       /* forces (3 each), half pair energies and virials */
   int *perm;                  /* the sort's permutation */
   double *leave;              /* leaver records, 8 doubles each */
-  int *cstart;                /* the cell matrix rows: ncells + 1 */
+  int *cstart;                /* the cell matrix rows: ncells + 1, then empty_cell's row */
+  int empty_cell;             /* ncells + 1: a cell whose row [0, 0) nothing ever writes */
   int *count, *fill;          /* first[2] + 1 and first[2] counters */
-  int *nbr;                   /* 27 per owned cell (d->nbr) */
+  int *nbr;                   /* 27 per owned cell: d->nbr, empty cells beyond a wall -> empty_cell */
   pt_cell_entry *cells;       /* the cell array (d->array) */
   pt_binner binner;           /* binning on the device */
-  unsigned long long *status; /* PT_ST_N: leavers, lost, smallest lost id */
+  unsigned char *mask;        /* irregular domains: the voxel mask on the device, else NULL */
+  pt_walls walls;             /* the walls over `mask` (walls.mask NULL: the periodic box) */
+  unsigned long long *status; /* PT_ST_N: leavers, lost, wall hits, unreflected, smallest ids */
   void *scan_tmp;
   size_t scan_bytes;
   double *partials, *rows; /* thermo: the reduction's partials, PT_TILE_ROWS rows */
@@ -55,6 +68,7 @@ typedef struct pt_gpu_tile {
    * pt_tile_put_ghosts. h_cstart: rows lo_cell .. ncells. h_f, h_pe, h_vir (hybrid only):
    * what the CPU computed, copied up by pt_tile_put_forces. */
   unsigned long long *h_status;
+  long long wall_hits; /* reflections of the last drift (pt_tile_leavers sets it) */
   double *h_leave;
   long long h_leave_cap;
   int *h_cstart;
@@ -77,14 +91,18 @@ void pt_tile_clear(pt_gpu_tile *t);
  * synchronises both streams when it has to grow. */
 void pt_tile_reserve(pt_gpu_tile *t, long long need, long long keep);
 
-/* Step 1 (boundary stream): half kick, drift and binning of the owned particles. */
+/* Step 1 (boundary stream): half kick, drift, reflection off the walls (irregular domains)
+ * and binning of the owned particles. */
 void pt_tile_kick_drift(pt_gpu_tile *t);
-/* Step 2a: waits, stops the run if a particle moved more than one cell, and returns the
- * leaver records (PT_LEAVER_W doubles each, sorted by id) in *rec; their count. */
+/* Step 2a: waits, stops the run if a particle moved more than one voxel or one cell, sets
+ * wall_hits, and returns the leaver records (PT_LEAVER_W doubles each, sorted by id) in *rec;
+ * their count. */
 long long pt_tile_leavers(pt_gpu_tile *t, double **rec);
 /* Step 2b-3: the arrivals (cells set) go behind the particles, `leavers` of which have left,
  * and the cell matrix is rebuilt: sorted by (cell, id). Returns after the rows of cells
- * lo_cell .. first[2] are in h_cstart; records `sorted`. */
+ * lo_cell .. first[2] are in h_cstart and the external cells' rows there are empty (until
+ * pt_tile_put_ghosts; an internal cell of an irregular domain may touch an empty cell
+ * beyond a wall, as in cpu.c); records `sorted`. */
 void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leavers);
 /* Step 4a: ids and positions of the particles of cells [lo_cell, first[2]) into the mirror. */
 void pt_tile_fetch_frontier(pt_gpu_tile *t);

@@ -1,17 +1,19 @@
 /* kernels.cu: the particles time step on the GPU (Bernaschi et al. Sec. 3.2): velocity Verlet
  * and binning, the cell matrix built by a counting sort, and the forces over the cells, one
- * thread per particle. The physics is lj.h's and the binning binning.h's, the functions the
- * cpu variant calls, so a GPU thread sums a particle's pairs in the cpu variant's order
- * (neighbour cells in a fixed order, the particles of a cell by id) and, under KIT_EXACT
- * (--fmad=false; double +, -, *, / are correctly rounded on the GPU as on the host), the same
- * bits. Atomics appear only where the result does not depend on their order: integer counts,
- * slots that a sort by id puts back in order, and the leavers, which the host sorts by id.
- * No atomics on forces. */
+ * thread per particle. The physics is lj.h's (and walls.h's reflection in an irregular
+ * domain), the binning binning.h's: the functions the cpu variant calls, so a GPU thread sums
+ * a particle's pairs in the cpu variant's order (neighbour cells in a fixed order, the
+ * particles of a cell by id), reflects it off a wall by the same rule and, under KIT_EXACT
+ * (--fmad=false; double +, -, *, / are correctly rounded on the GPU as on the host), gets the
+ * same bits. Atomics appear only where the result does not depend on their order: integer
+ * counts (cells, wall hits), slots that a sort by id puts back in order, and the leavers,
+ * which the host sorts by id. No atomics on forces. */
 #include <cub/device/device_scan.cuh>
 
 #include "kernels.h"
 #include "kit/check.h"
 #include "lj.h"
+#include "walls.h"
 
 static unsigned blocks_for(int n, int threads) {
   return (unsigned)((n + threads - 1) / threads);
@@ -19,13 +21,24 @@ static unsigned blocks_for(int n, int threads) {
 
 __global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, double *__restrict__ x,
                                          double *__restrict__ v, const double *__restrict__ f, double half_dt,
-                                         double dt, pt_binner b, int first_external, int *__restrict__ cell,
-                                         double *__restrict__ leave, unsigned long long *status) {
+                                         double dt, pt_walls w, pt_binner b, int first_external,
+                                         int *__restrict__ cell, double *__restrict__ leave,
+                                         unsigned long long *status) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double *xi = x + 3 * (size_t)i, *vi = v + 3 * (size_t)i;
+  const double x0[3] = {xi[0], xi[1], xi[2]};
   vv_kick(vi, f + 3 * (size_t)i, half_dt);
   vv_drift(xi, vi, dt);
+  if (w.mask) {
+    /* An irregular domain: the cpu variant's reflection, before the binning as there. */
+    const int r = pt_wall_reflect(&w, x0, xi, vi);
+    if (r > 0) atomicAdd(&status[PT_ST_WALL_HITS], 1ULL);
+    if (r < 0) {
+      atomicAdd(&status[PT_ST_UNREFLECTED], 1ULL);
+      atomicMin(&status[PT_ST_UNREFLECTED_ID], (unsigned long long)id[i]);
+    }
+  }
   const int c = pt_bin(&b, xi);
   if (c < 0) {
     /* Moved more than one cell (dt too large, or a blow-up): the host stops the run. */
@@ -48,11 +61,11 @@ __global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, 
 }
 
 extern "C" void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f,
-                                         double half_dt, double dt, pt_binner b, int first_external,
-                                         int *cell, double *leave, unsigned long long *status,
-                                         cudaStream_t stream) {
+                                         double half_dt, double dt, pt_walls w, pt_binner b,
+                                         int first_external, int *cell, double *leave,
+                                         unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
-  pt_kick_drift_bin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, id, x, v, f, half_dt, dt, b,
+  pt_kick_drift_bin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, id, x, v, f, half_dt, dt, w, b,
                                                                    first_external, cell, leave, status);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

@@ -10,22 +10,35 @@
 #include <stdint.h>
 
 #include "binning.h"
+#include "walls.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* status[] of the drift kernel: leavers written, particles lost (moved beyond the shell), the
- * smallest id lost. The caller zeroes [0], [1] and sets [2] to all ones before the launch. */
-enum { PT_ST_LEAVERS = 0, PT_ST_LOST = 1, PT_ST_LOST_ID = 2, PT_ST_N = 3 };
+/* status[] of the drift kernel: leavers written, particles lost (moved beyond the shell),
+ * reflections off the walls, particles the wall rule could not reflect (moved more than one
+ * voxel), and the smallest id lost and not reflected. The caller zeroes the counters
+ * [0, PT_ST_LOST_ID) and sets the two ids to all ones before the launch. */
+enum {
+  PT_ST_LEAVERS = 0,
+  PT_ST_LOST = 1,
+  PT_ST_WALL_HITS = 2,
+  PT_ST_UNREFLECTED = 3,
+  PT_ST_LOST_ID = 4,
+  PT_ST_UNREFLECTED_ID = 5,
+  PT_ST_N = 6
+};
 
-/* Half kick and drift of particles [0, n) (lj.h's vv_kick, vv_drift), then binning (binning.h):
- * cell[i] = its owned cell; one that moved into an external cell (first_external and above)
- * leaves: its record (id x y z vx vy vz cell, 8 doubles) goes to leave[] at a slot taken with
- * an atomic counter (the host sorts them by id) and cell[i] = -1, as does one lost. */
+/* Half kick and drift of particles [0, n) (lj.h's vv_kick, vv_drift); with walls (w.mask, in
+ * device memory, not NULL: an irregular domain) walls.h's pt_wall_reflect, as cpu.c calls it
+ * after every drift; then binning (binning.h): cell[i] = its owned cell; one that moved into
+ * an external cell (first_external and above) leaves: its record (id x y z vx vy vz cell, 8
+ * doubles) goes to leave[] at a slot taken with an atomic counter (the host sorts them by id)
+ * and cell[i] = -1, as does one lost. */
 void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f, double half_dt,
-                              double dt, pt_binner b, int first_external, int *cell, double *leave,
-                              unsigned long long *status, cudaStream_t stream);
+                              double dt, pt_walls w, pt_binner b, int first_external, int *cell,
+                              double *leave, unsigned long long *status, cudaStream_t stream);
 
 /* The cell matrix, a counting sort by cell (Sec. 3.2.1): count[c] += 1 for every particle of
  * [0, n) with cell[c] >= 0 (count zeroed by the caller). */

@@ -62,7 +62,7 @@ typedef struct owner_arg {
   const pt_params *p;
   int dims[3];
   int tiles_per_rank, rank;
-  const int *owner; /* irregular domains: the rank of every cell (METIS), else NULL */
+  const int *owner; /* irregular domains: the tile of every cell (METIS), else NULL */
 } owner_arg;
 
 /* The tile owning global cell `cell` (wrapped coordinates): the grid's, or the owner map's
@@ -143,12 +143,10 @@ static void dump_cells(const owner_arg *a, const pt_particles *init, const char 
 /* --cpu-fraction auto's measurement of one share on a fresh state (kit_median_time). */
 static double calibrate(const pt_variant *v, pt_ctx ctx, double fraction, int steps) {
   ctx.cpu_fraction = fraction;
-  /* The variant owns (and frees) the tiling it is given: this one gets its own. */
-  int nc[3], dims[3], coords[3];
-  memcpy(nc, ctx.dec.nc, sizeof nc);
-  memcpy(dims, ctx.dec.dims, sizeof dims);
-  memcpy(coords, ctx.dec.coords, sizeof coords);
-  pt_decomp_build(&ctx.dec, nc, dims, coords);
+  /* The variant owns (and frees) the tiling it is given: this one gets its own, built as
+   * main's (of the rank grid, or of the owner map of an irregular domain). */
+  const int dims[3] = {ctx.dec.dims[0], ctx.dec.dims[1], ctx.dec.dims[2]};
+  tile_decomp(ctx.p, dims, ctx.owner, ctx.env->rank, &ctx.dec);
   void *st = v->setup(&ctx);
   const double t = kit_median_time(st, v->run, steps);
   v->teardown(st);
@@ -266,8 +264,8 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "particles: --checkpoint-every needs --checkpoint FILE"));
   if (drift_given && !p.shift)
     return kit_finalize(kit_usage_error(&env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)"));
-  /* Irregular domains: the cpu variant only (the GPU drift kernel has no walls yet), METIS
-   * instead of a rank grid, the lattice instead of --input. */
+  /* Irregular domains (every variant): METIS instead of a rank grid, the lattice instead of
+   * --input. */
   pt_geom geom;
   memset(&geom, 0, sizeof geom);
   const int irregular = strcmp(p.domain, "box") != 0;
@@ -276,8 +274,6 @@ int main(int argc, char **argv) {
       return kit_finalize(kit_usage_error(&env, "particles: --input does not apply with --domain %s (the lattice fills the domain)", p.domain));
     if (ranks_given)
       return kit_finalize(kit_usage_error(&env, "particles: --ranks does not apply with --domain %s (METIS partitions its cells)", p.domain));
-    if (strcmp(vn, "cpu") != 0)
-      return kit_finalize(kit_usage_error(&env, "particles: --domain %s: --variant %s has no walls; irregular domains run on --variant cpu only", p.domain, vn));
     char err[300];
     if (strcmp(p.domain, "tube") == 0) {
       pt_geom_tube(&geom, p.cells, cbrt(4.0 / p.density)); /* one voxel per fcc unit cell */
@@ -319,21 +315,27 @@ int main(int argc, char **argv) {
   }
   const int ntiles = env.nranks * tiles_per_rank;
   int dims[3] = {0, 0, 0};
-  /* An irregular domain: METIS parts of the occupied cells, computed on rank 0 (seed 1) and
-   * broadcast, so every rank holds the same map. dims stays {ranks, 1, 1}: no grid. */
+  /* An irregular domain: METIS parts of the occupied cells, one per tile (per rank; for
+   * multi-thread per thread of every rank, tile q on thread q % T of rank q / T, as on the
+   * grid), computed on rank 0 (seed 1) and broadcast, so every rank holds the same map. dims
+   * stays {tiles, 1, 1}: no grid. */
   int *owner = NULL;
   long long edge_cut = 0;
   if (irregular) {
     struct { int bad; char why[300]; } hdr;
     memset(&hdr, 0, sizeof hdr);
     owner = kit_malloc((size_t)geom.ncells * sizeof *owner, "cell owners");
-    if (env.rank == 0 && pt_geom_partition(&geom, p.nc, env.nranks, owner, &edge_cut, hdr.why, sizeof hdr.why) != 0)
+    if (env.rank == 0 && pt_geom_partition(&geom, p.nc, ntiles, owner, &edge_cut, hdr.why, sizeof hdr.why) != 0) {
+      if (is_mt) /* its parts are tiles: say so */
+        snprintf(hdr.why + strlen(hdr.why), sizeof hdr.why - strlen(hdr.why),
+                 "; multi-thread: a part per tile, %d ranks x %d threads", env.nranks, tiles_per_rank);
       hdr.bad = 1;
+    }
     KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
     if (hdr.bad) return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, hdr.why));
     KIT_MPI_CHECK(MPI_Bcast(owner, geom.ncells, MPI_INT, 0, MPI_COMM_WORLD));
     KIT_MPI_CHECK(MPI_Bcast(&edge_cut, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD));
-    dims[0] = env.nranks;
+    dims[0] = ntiles;
     dims[1] = dims[2] = 1;
   } else if (ranks_given) {
     if ((long long)p.ranks[0] * p.ranks[1] * p.ranks[2] != ntiles) {
@@ -447,7 +449,9 @@ int main(int argc, char **argv) {
   ctx.comm = MPI_COMM_WORLD;
   ctx.faults = 1;
   ctx.gpus = tiles_per_rank;
-  /* multi-thread tiles its own share of the grid (multi_thread.c): no decomposition here. */
+  ctx.owner = owner;
+  /* multi-thread tiles its own share of the grid or map (multi_thread.c): no decomposition
+   * here. */
   if (!is_mt) tile_decomp(&p, dims, owner, env.rank, &ctx.dec);
   pt_particles init = {0};
   owner_arg keep_arg = {&p, {dims[0], dims[1], dims[2]}, tiles_per_rank, env.rank, owner};

@@ -1,8 +1,9 @@
 /* multi_thread.c: the `multi-thread` variant. One process drives several GPUs, one OpenMP
  * thread per GPU (Sourouri Paper I's thread-per-GPU scheme on Bernaschi et al. Sec. 3.2's
  * particle decomposition). The box is tiled over ranks x threads (--ranks gives that grid,
- * or MPI_Dims_create of it); tile q is thread q % T of rank q / T, and each thread owns a
- * whole subdomain with its cells, connection matrix and GPU (gpu_rank.h). Thread i drives
+ * or MPI_Dims_create of it), an irregular domain into METIS parts, one per tile (main.c);
+ * tile q is thread q % T of rank q / T, and each thread owns a whole subdomain with its
+ * cells, connection matrix and GPU (gpu_rank.h). Thread i drives
  * device (local rank x T + i) % visible devices, so several threads may share one GPU (which
  * lets a one-GPU machine run the multi-GPU path).
  * Exchange: between threads of the process through host memory, without MPI: each thread
@@ -140,6 +141,16 @@ static void init_tile(mt_state *s, int i, int steps) {
   pt_rank_zero_counters(r);
 }
 
+/* The tile owning the cell of position x: the tile grid's (p->ranks), or in an irregular
+ * domain the owner map's (METIS parts, one per tile: main.c). */
+static int tile_of(const pt_params *p, const int *owner, const double x[3]) {
+  int cell[3], rc[3];
+  for (int a = 0; a < 3; ++a) cell[a] = cell_coord(x[a], p->inv_side[a], p->box[a], p->nc[a]);
+  if (owner) return owner[((long long)cell[2] * p->nc[1] + cell[1]) * p->nc[0] + cell[0]];
+  pt_owner_coords(p->nc, p->ranks, cell, rc);
+  return pt_rank_of(p->ranks, rc);
+}
+
 static void *mt_setup(const pt_ctx *c) {
   mt_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
@@ -154,10 +165,7 @@ static void *mt_setup(const pt_ctx *c) {
   /* Each tile's initial particles: this rank's, by the tile owning their cell. */
   for (long long k = 0; k < c->init->n; ++k) {
     const double *x = c->init->x + 3 * k;
-    int cell[3], rc[3];
-    for (int a = 0; a < 3; ++a) cell[a] = cell_coord(x[a], p->inv_side[a], p->box[a], p->nc[a]);
-    pt_owner_coords(p->nc, dims, cell, rc);
-    const int q = pt_rank_of(dims, rc);
+    const int q = tile_of(p, c->owner, x);
     if (q / T != rank)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
               "initial particle %lld belongs to tile %d, not to rank %d", (long long)c->init->id[k], q, rank);
@@ -167,7 +175,10 @@ static void *mt_setup(const pt_ctx *c) {
     const int q = rank * T + i;
     const int coords[3] = {q % dims[0], (q / dims[0]) % dims[1], q / (dims[0] * dims[1])};
     pt_decomp dec;
-    pt_decomp_build(&dec, p->nc, dims, coords);
+    if (c->owner)
+      pt_decomp_build_owned(&dec, p->nc, c->owner, q);
+    else
+      pt_decomp_build(&dec, p->nc, dims, coords);
     const int device = (env->local_rank * T + i) % visible;
     pt_rank_setup(&s->tile[i], p, c->comm, dec, &s->init[i], device, dec.first[1], 0, T, q, c->faults);
     s->tile[i].ranges = 0; /* only thread 0 opens host ranges (kit/ranges.h) */
@@ -260,6 +271,7 @@ static const pt_traffic *mt_traffic(void *st) {
     s->tr.ghosts_all_nbrs += t->ghosts_all_nbrs;
     s->tr.ghosts_discarded += t->ghosts_discarded;
     s->tr.migrated += t->migrated;
+    s->tr.wall_hits += t->wall_hits;
   }
   s->tr.steps = s->tile[0].tr.steps; /* every tile does every step */
   return &s->tr;

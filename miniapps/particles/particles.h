@@ -169,6 +169,9 @@ typedef struct pt_ctx {
   const kit_env *env;
   MPI_Comm comm;          /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
   pt_decomp dec;          /* this rank's tiling (multi-thread: empty; it tiles p->ranks itself) */
+  const int *owner;       /* irregular domains: the tile owning every global cell (METIS; -1:
+                             empty), a tile being a rank (multi-thread: q on thread q % gpus of
+                             rank q / gpus); NULL for the periodic box */
   const pt_particles *init; /* this rank's initial particles */
   int faults;             /* 1: honour KIT_FAULT (0 for the oracle re-run) */
   int gpus;               /* multi-thread: tiles (threads, GPUs) of this rank; else 1 */

@@ -9,8 +9,8 @@
  * conserves the kinetic energy and only the position jump (smaller than one drift) perturbs
  * the potential energy. Only the voxel where the step ends is tested: a step cutting the
  * corner of a closed voxel between two open ones is not reflected (it moves far less than a
- * voxel). The domain is not periodic. cpu.c calls it after every drift; reference.c writes
- * the rule out again for the all-pairs integrator. */
+ * voxel). The domain is not periodic. cpu.c and the GPU drift kernel (kernels.cu) call it
+ * after every drift; reference.c writes the rule out again for the all-pairs integrator. */
 #ifndef PARTICLES_WALLS_H
 #define PARTICLES_WALLS_H
 #include <math.h>
@@ -71,9 +71,10 @@ static inline KIT_HD int pt_wall_reflect(const pt_walls *w, const double x0[3], 
     x[a] = 2.0 * face - x[a];
     v[a] = -v[a];
     /* The mirror image can round onto the face itself, which may bin into voxel n: step it
-     * back into o by ulps (a few at most). */
+     * back into o by ulps (a few at most). HUGE_VAL, a double: C++ (nvcc) then calls
+     * nextafter(double, double), which the device has, not a host-only template. */
     for (int k = 0; k < 8 && pt_voxel_coord(w, x[a], a) != o[a]; ++k)
-      x[a] = nextafter(x[a], pt_voxel_coord(w, x[a], a) > o[a] ? -INFINITY : INFINITY);
+      x[a] = nextafter(x[a], pt_voxel_coord(w, x[a], a) > o[a] ? -HUGE_VAL : HUGE_VAL);
     if (pt_voxel_coord(w, x[a], a) != o[a]) return -1;
   }
   return 1;

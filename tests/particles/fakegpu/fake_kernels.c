@@ -1,7 +1,7 @@
 /* fake_kernels.c: host versions of the particles kernels (miniapps/particles/kernels.h), for
  * the fake-GPU test binary (fake_cuda.c). Each launcher queues its work on the stream; the
- * work runs when the stream is forced, like a kernel. The physics are the same lj.h and
- * binning.h functions kernels.cu calls; where the GPU's result order depends on atomics
+ * work runs when the stream is forced, like a kernel. The physics are the same lj.h, walls.h
+ * and binning.h functions kernels.cu calls; where the GPU's result order depends on atomics
  * (leaver slots, slots inside a cell) these run the particles in REVERSE order, so a missing
  * sort by id would show. Every array extent a kernel touches is checked against its device
  * allocation (fk_extent). Test code only. */
@@ -12,6 +12,7 @@
 #include "fake_gpu.h"
 #include "kernels.h"
 #include "lj.h"
+#include "walls.h"
 
 #define ARG(type)                 \
   type *a = calloc(1, sizeof *a); \
@@ -22,13 +23,14 @@
       fk_fail("%s: %lld elements overrun the allocation", (what), (long long)(count)); \
   } while (0)
 
-/* ---- kick, drift, bin ---------------------------------------------------------------- */
+/* ---- kick, drift, reflect, bin --------------------------------------------------------- */
 typedef struct {
   int n;
   const int64_t *id;
   double *x, *v;
   const double *f;
   double half, dt;
+  pt_walls w;
   pt_binner b;
   int fe;
   int *cell;
@@ -46,10 +48,21 @@ static void kdb_run(void *p) {
   NEED(a->leave, 8 * a->n, "kick_drift leave");
   NEED(a->st, PT_ST_N, "kick_drift status");
   NEED(a->b.cells, a->b.ncells, "kick_drift cells");
+  if (a->w.mask) NEED(a->w.mask, (size_t)a->w.nv[0] * a->w.nv[1] * a->w.nv[2], "kick_drift mask");
   for (int i = a->n - 1; i >= 0; --i) {
     double *xi = a->x + 3 * (size_t)i, *vi = a->v + 3 * (size_t)i;
+    const double x0[3] = {xi[0], xi[1], xi[2]};
     vv_kick(vi, a->f + 3 * (size_t)i, a->half);
     vv_drift(xi, vi, a->dt);
+    if (a->w.mask) {
+      const int r = pt_wall_reflect(&a->w, x0, xi, vi);
+      a->st[PT_ST_WALL_HITS] += r > 0;
+      if (r < 0) {
+        a->st[PT_ST_UNREFLECTED]++;
+        if ((unsigned long long)a->id[i] < a->st[PT_ST_UNREFLECTED_ID])
+          a->st[PT_ST_UNREFLECTED_ID] = (unsigned long long)a->id[i];
+      }
+    }
     const int c = pt_bin(&a->b, xi);
     if (c < 0) {
       a->st[PT_ST_LOST]++;
@@ -68,13 +81,13 @@ static void kdb_run(void *p) {
   }
 }
 void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f, double half_dt,
-                              double dt, pt_binner b, int first_external, int *cell, double *leave,
-                              unsigned long long *status, cudaStream_t stream) {
+                              double dt, pt_walls w, pt_binner b, int first_external, int *cell,
+                              double *leave, unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
   ARG(kdb_arg);
-  *a = (kdb_arg){n, id, x, v, f, half_dt, dt, b, first_external, cell, leave, status};
-  const void *t[] = {id, x, v, f, cell, leave, status, b.cells};
-  fk_enqueue(stream, "kick_drift_bin", kdb_run, a, t, 8);
+  *a = (kdb_arg){n, id, x, v, f, half_dt, dt, w, b, first_external, cell, leave, status};
+  const void *t[] = {id, x, v, f, cell, leave, status, b.cells, w.mask};
+  fk_enqueue(stream, "kick_drift_bin", kdb_run, a, t, w.mask ? 9 : 8);
 }
 
 /* ---- the counting sort --------------------------------------------------------------- */
