@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "ising.h"
@@ -80,6 +81,20 @@ const std::vector<Shape> kShapes = {{{8, 8, 8}, 1},   {{8, 8, 8}, 2},    {{16, 8
                                     {{8, 16, 4}, 1},  {{8, 16, 4}, 2},   {{24, 6, 4}, 1},  {{40, 20, 20}, 1},
                                     {{40, 20, 20}, 4}, {{16, 12, 12}, 2}, {{32, 32, 32}, 3}};
 
+// f(local plane, index in the spin array, x, y, z) for every site of the slab, ghost planes
+// included, every sample; the site by the layout's definition (ising_coords).
+template <class F>
+void each_site(const ising_block &b, F f) {
+  for (int l = 0; l < b.n + 2; ++l)
+    for (int k = 0; k < b.samples; ++k)
+      for (int row = 0; row < b.rows; ++row)
+        for (int i = 0; i < b.width; ++i) {
+          int x, y, z;
+          ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
+          f(l, ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i, x, y, z);
+        }
+}
+
 std::string tag(const Shape &s) {
   return std::to_string(s.L[0]) + "x" + std::to_string(s.L[1]) + "x" + std::to_string(s.L[2]) + " on " +
          std::to_string(s.ranks) + " ranks";
@@ -115,34 +130,23 @@ TEST(IsingSlicedGroups, EverySiteOfTheColourExactlyOnce) {
         std::vector<int8_t> spin((size_t)(b.n + 2) * b.plane_stride);
         std::vector<uint8_t> coupling((size_t)b.n * b.plane_stride);
         ising_fill(&p, &b, spin.data(), coupling.data(), 1);
-        for (int l = 0; l < b.n + 2; ++l)
-          for (int k = 0; k < b.samples; ++k)
-            for (int row = 0; row < b.rows; ++row)
-              for (int i = 0; i < b.width; ++i) {
-                int x, y, z;
-                ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
-                spin[ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i] =
-                    (x + y + z) % 2 ? -1 : 1;
-              }
+        each_site(b, [&](int, size_t at, int x, int y, int z) { spin[at] = (x + y + z) % 2 ? -1 : 1; });
         const std::vector<int8_t> start = spin;
         const ising_plan plan = ising_make_plan(&b, c);
         for (ising_planes pl : launches(plan)) {
           ASSERT_TRUE(ising_grouped(&b, pl)) << tag(sh);
           grouped_half_sweep(r, b, spin.data(), coupling.data(), pl, c, 0, false);
         }
-        size_t flipped = 0;
-        for (int l = 0; l < b.n + 2; ++l)
-          for (int k = 0; k < b.samples; ++k)
-            for (int row = 0; row < b.rows; ++row)
-              for (int i = 0; i < b.width; ++i) {
-                int x, y, z;
-                ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
-                const size_t at = ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i;
-                const bool mine = l >= 1 && l <= b.n && (x + y + z) % 2 == c;
-                ASSERT_EQ(spin[at], mine ? -start[at] : start[at])
-                    << tag(sh) << " colour " << c << " plane " << l << " (" << x << "," << y << "," << z << ")";
-                flipped += mine;
-              }
+        size_t flipped = 0, wrong = 0;
+        std::string first;
+        each_site(b, [&](int l, size_t at, int x, int y, int z) {
+          const bool mine = l >= 1 && l <= b.n && (x + y + z) % 2 == c;
+          if (spin[at] != (mine ? -start[at] : start[at]) && !wrong++)
+            first = "plane " + std::to_string(l) + " (" + std::to_string(x) + "," + std::to_string(y) + "," +
+                    std::to_string(z) + ")";
+          flipped += mine;
+        });
+        ASSERT_EQ(wrong, 0u) << tag(sh) << " colour " << c << ", first at " << first;
         EXPECT_EQ(flipped, (size_t)b.n / 2 * b.plane_stride) << tag(sh);
       }
   }
