@@ -12,7 +12,6 @@
 #include "sliced_groups.h"
 
 static const int kThreads = 256;
-static const uint32_t kOctetBases = 8; /* bases (slices) per thread of the sliced octet kernel */
 
 /* Blocks for `total` threads; a grid-stride loop covers the rest, so any size launches. */
 static unsigned blocks_for(size_t total) {
@@ -68,21 +67,18 @@ __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *sp
   }
 }
 
-/* Sliced with LX % 8 == 0: a thread per octet, the two groups of four sites of an 8-block
- * based at one slice (sliced_groups.h has the layout of the work and why). x covers the
- * 8-blocks of a part, y the (sample, base) pairs, the bases of one sample next to each other
- * so that the blocks in flight share the slices they read in L2. */
+/* Sliced with LX % 8 == 0: a thread per 8-block and ISING_OCTET_BASES consecutive bases, an
+ * octet (two groups of four sites) per base (sliced_groups.h has the layout of the work and
+ * why). x covers the 8-blocks of a part, y the runs of (sample, base) pairs, the bases of one
+ * sample next to each other so that the blocks in flight share the slices they read in L2. */
 __global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, ising_octet_plan dv, int8_t *spin,
                                                const uint8_t *__restrict__ coupling, int colour, uint32_t t,
                                                ising_planes pl) {
   const uint32_t unit = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
   if (unit >= (uint32_t)(b.part_sites / 8)) return;
   const uint32_t pks = (uint32_t)ising_octet_bases(pl) * (uint32_t)b.samples;
-  /* kOctetBases consecutive bases per thread: what depends on the thread's 8-block only
-   * (its row, neighbour rows, z-wrap) is worked out once for all of them. */
-  for (uint32_t p0 = blockIdx.y * kOctetBases; p0 < pks; p0 += gridDim.y * kOctetBases)
-    for (uint32_t pk = p0; pk < p0 + kOctetBases && pk < pks; ++pk)
-      ising_octet_update(&r, &b, &dv, spin, coupling, pl, colour, t, pk, unit);
+  for (uint32_t p0 = blockIdx.y * ISING_OCTET_BASES; p0 < pks; p0 += gridDim.y * ISING_OCTET_BASES)
+    ising_octet_thread(&r, &b, &dv, spin, coupling, pl, colour, t, p0, unit);
 }
 
 extern "C" void launch_ising_fill(const ising_block *b, const ising_rules *r, int8_t *spin, uint8_t *coupling,
@@ -99,7 +95,7 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
   if (ising_grouped(b, planes)) {
     /* The driver's message-size rule keeps a part below 2^31 sites. */
     const unsigned gx = (unsigned)((b->part_sites / 8 + kThreads - 1) / kThreads);
-    const long long pk = ((long long)ising_octet_bases(planes) * b->samples + kOctetBases - 1) / kOctetBases;
+    const long long pk = ((long long)ising_octet_bases(planes) * b->samples + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
     ising_half_sweep_sliced_kernel<<<dim3(gx, (unsigned)(pk < 65535 ? pk : 65535)), kThreads, 0, stream>>>(
         *b, *r, ising_octet_plan_of(b, planes), spin, coupling, colour, t, planes);
     KIT_CUDA_CHECK(cudaGetLastError());

@@ -63,10 +63,12 @@ void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin
                         ising_planes pl, int colour, uint32_t t, bool reversed) {
   const ising_octet_plan dv = ising_octet_plan_of(&b, pl);
   const uint32_t units = (uint32_t)(b.part_sites / 8);
-  const long long n = (long long)b.samples * ising_octet_bases(pl) * units;
+  const long long groups = ((long long)b.samples * ising_octet_bases(pl) + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
+  const long long n = groups * units;
   for (long long q = 0; q < n; ++q) {
     const long long i = reversed ? n - 1 - q : q;
-    ising_octet_update(&r, &b, &dv, spin, coupling, pl, colour, t, (uint32_t)(i / units), (uint32_t)(i % units));
+    ising_octet_thread(&r, &b, &dv, spin, coupling, pl, colour, t, (uint32_t)(i / units * ISING_OCTET_BASES),
+                       (uint32_t)(i % units));
   }
 }
 
@@ -76,10 +78,13 @@ struct Shape {
 
 // LX a multiple of 8 throughout (the grouped kernel's condition). m = 8 (cube, and Q = 3
 // rows of q), m = 4, m = 2 (a group's four slices coincide in pairs or all), m = 20 (a part
-// of 800 sites: the last segment ends early), m = 4 with Q = 3 on two ranks.
+// of 800 sites: the last segment ends early), m = 4 with Q = 3 on two ranks; m = 40 and 48
+// on one rank, whose bulk launches are long enough for runs of bases with every member
+// inside (ising_octet_run), also with Q = 3 (40 x 8 x 120).
 const std::vector<Shape> kShapes = {{{8, 8, 8}, 1},   {{8, 8, 8}, 2},    {{16, 8, 24}, 1}, {{16, 8, 24}, 3},
                                     {{8, 16, 4}, 1},  {{8, 16, 4}, 2},   {{24, 6, 4}, 1},  {{40, 20, 20}, 1},
-                                    {{40, 20, 20}, 4}, {{16, 12, 12}, 2}, {{32, 32, 32}, 3}};
+                                    {{40, 20, 20}, 4}, {{16, 12, 12}, 2}, {{32, 32, 32}, 3},
+                                    {{40, 40, 40}, 1}, {{48, 48, 48}, 1}, {{40, 8, 120}, 1}};
 
 // f(local plane, index in the spin array, x, y, z) for every site of the slab, ghost planes
 // included, every sample; the site by the layout's definition (ising_coords).
