@@ -93,12 +93,15 @@ static inline KIT_HD uint32_t ising_prmt(uint32_t x, uint32_t y, uint32_t s) {
 #endif
 }
 
+/* Bytes 0, 1 of x and 2, 3 of y. */
+static inline KIT_HD uint32_t ising_pairs(uint32_t x, uint32_t y) { return ising_prmt(x, y, 0x7610); }
+
 /* An octet is two 32-bit words, its sites 0..3 (members 0, 1) and 4..7 (members 2, 3) in x
  * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off words): bytes 0, 1 of
  * p[0], 2, 3 of p[1], 4, 5 of p[2], 6, 7 of p[3], one byte permutation per word. */
 static inline KIT_HD void ising_gather(const uint32_t *const p[4], int off, int readonly, uint32_t w[2]) {
-  w[0] = ising_prmt(ising_ldw(p[0], off, readonly), ising_ldw(p[1], off, readonly), 0x7610);
-  w[1] = ising_prmt(ising_ldw(p[2], off + 1, readonly), ising_ldw(p[3], off + 1, readonly), 0x7610);
+  w[0] = ising_pairs(ising_ldw(p[0], off, readonly), ising_ldw(p[1], off, readonly));
+  w[1] = ising_pairs(ising_ldw(p[2], off + 1, readonly), ising_ldw(p[3], off + 1, readonly));
 }
 
 /* For each byte (site) of a word, twice the number of its unsatisfied bonds, from its spin
@@ -149,33 +152,69 @@ static inline KIT_HD ising_octet_pos ising_octet_pos_of(const ising_block *b, co
   return o;
 }
 
-/* The second half of an octet's update, once its eight sites' spins o, couplings jo and six
- * neighbour words are gathered: the z-wrap corrections, the bond count, the draws, the
- * decisions and the stores. bw[e] is member e's block (as words), inl the bytes of the
+/* The words an octet reads, named by plane and half: L(X) and H(X) are bytes 0..3 and 4..7
+ * of the thread's 8-block in plane X (a pointer to it as words). P_e is member e's plane,
+ * O_k the plane below member k and above member k - 1 (k = 0..4: with step 2 the same
+ * plane). Site i = 2 e + g takes byte i of its member's block, so each site word is two
+ * half-words of two planes (ising_pairs), and the x-neighbours are those bytes shifted by
+ * one. */
+typedef struct ising_octet_raw {
+  uint32_t oL0, oL1, oH2, oH3;           /* spins: L(P0), L(P1), H(P2), H(P3) */
+  uint32_t cL0, cL1, cH2, cH3;           /* their coupling bytes */
+  uint32_t rL0, rL1, rL2, rH2, rH3, rH4; /* L(O0), L(O1), L(O2), H(O2), H(O3), H(O4) */
+  uint32_t nL1, nL2, nH3, nH4;           /* L(O1), L(O2), H(O3), H(O4) in the row of y + 1 */
+  uint32_t sL0, sL1, sH2, sH3;           /* L(O0), L(O1), H(O2), H(O3) in the row of y - 1 */
+  uint32_t next, prev; /* +x of site 7: first byte of the next block in O4; -x of site 0: last of the previous in O0 */
+} ising_octet_raw;
+
+static inline KIT_HD void ising_octet_load(ising_octet_raw *w, const uint32_t *const P[4], const uint32_t *const C[4],
+                                           const uint32_t *const O[5], const ising_octet_pos *ps, int nb, int pb) {
+  w->oL0 = ising_ldw(P[0], 0, 0), w->oL1 = ising_ldw(P[1], 0, 0), w->oH2 = ising_ldw(P[2], 1, 0),
+  w->oH3 = ising_ldw(P[3], 1, 0);
+  w->cL0 = ising_ldw(C[0], 0, 1), w->cL1 = ising_ldw(C[1], 0, 1), w->cH2 = ising_ldw(C[2], 1, 1),
+  w->cH3 = ising_ldw(C[3], 1, 1);
+  w->rL0 = ising_ldw(O[0], 0, 1), w->rL1 = ising_ldw(O[1], 0, 1), w->rL2 = ising_ldw(O[2], 0, 1),
+  w->rH2 = ising_ldw(O[2], 1, 1), w->rH3 = ising_ldw(O[3], 1, 1), w->rH4 = ising_ldw(O[4], 1, 1);
+  w->nL1 = ising_ldw(O[1], ps->dyp, 1), w->nL2 = ising_ldw(O[2], ps->dyp, 1), w->nH3 = ising_ldw(O[3], ps->dyp + 1, 1),
+  w->nH4 = ising_ldw(O[4], ps->dyp + 1, 1);
+  w->sL0 = ising_ldw(O[0], ps->dym, 1), w->sL1 = ising_ldw(O[1], ps->dym, 1), w->sH2 = ising_ldw(O[2], ps->dym + 1, 1),
+  w->sH3 = ising_ldw(O[3], ps->dym + 1, 1);
+  w->next = ((const uint8_t *)O[4])[nb], w->prev = ((const uint8_t *)O[0])[pb];
+}
+
+/* An octet's update from its words: the site words, the z-wrap corrections, the bond count,
+ * the draws, the decisions and the stores. P[e] is member e's block, inl the bytes of the
  * members inside the launch, z00 the z mod m of group 0, k the sample. */
 static inline KIT_HD void ising_octet_finish(const ising_rules *r, const ising_block *b, const ising_octet_pos *ps,
-                                             const uint32_t *const bw[4], const uint32_t inl[2], uint32_t z00,
-                                             uint32_t k, int colour, uint32_t t, const uint32_t o[2],
-                                             const uint32_t jo[2], const uint32_t xp[2], const uint32_t yn[2],
-                                             const uint32_t zp_in[2], const uint32_t xm[2], const uint32_t ys[2],
-                                             const uint32_t zm_in[2]) {
+                                             const uint32_t *const P[4], const uint32_t inl[2], uint32_t z00,
+                                             uint32_t k, int colour, uint32_t t, const ising_octet_raw *w) {
   const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], m = (uint32_t)b->m;
+  const uint32_t o[2] = {ising_pairs(w->oL0, w->oL1), ising_pairs(w->oH2, w->oH3)};
+  const uint32_t jo[2] = {ising_pairs(w->cL0, w->cL1), ising_pairs(w->cH2, w->cH3)};
+  uint32_t zp[2] = {ising_pairs(w->rL1, w->rL2), ising_pairs(w->rH3, w->rH4)};
+  uint32_t zm[2] = {ising_pairs(w->rL0, w->rL1), ising_pairs(w->rH2, w->rH3)};
+  const uint32_t yn[2] = {ising_pairs(w->nL1, w->nL2), ising_pairs(w->nH3, w->nH4)};
+  const uint32_t ys[2] = {ising_pairs(w->sL0, w->sL1), ising_pairs(w->sH2, w->sH3)};
+  /* +x: site i takes byte i + 1 of the block above; -x: byte i - 1 of the block below. */
+  const uint32_t xp[2] = {ising_prmt(ising_prmt(w->rL1, w->rL2, 0x0721), w->rH2, 0x4210),
+                          ising_prmt(ising_prmt(w->rH3, w->rH4, 0x0721), w->next, 0x4210)};
+  const uint32_t xm[2] = {ising_prmt(ising_prmt(w->rL0, w->rL1, 0x6500), w->prev, 0x3214),
+                          ising_prmt(ising_prmt(w->rL2, w->rH2, 0x0043), w->rH3, 0x6510)};
   /* Group g's sites (bytes g, g + 2 of each word) have z mod m = z0[g], fixed by its base
    * slice: where it is m - 1 the +z neighbour is in the row of the next q, where 0 the -z one
    * in that of the previous. One gather per direction serves both groups. */
   const uint32_t z0[2] = {z00, z00 == 0 ? m - 1 : z00 - 1};
   const uint32_t up_wrap = (z0[0] == m - 1 ? 0x00ff00ffu : 0u) | (z0[1] == m - 1 ? 0xff00ff00u : 0u);
   const uint32_t dn_wrap = (z0[0] == 0 ? 0x00ff00ffu : 0u) | (z0[1] == 0 ? 0xff00ff00u : 0u);
-  uint32_t zp[2] = {zp_in[0], zp_in[1]}, zm[2] = {zm_in[0], zm_in[1]};
   if (up_wrap) {
-    uint32_t w[2];
-    ising_gather(bw, ps->pw + ps->dqp, 1, w);
-    for (int h = 0; h < 2; ++h) zp[h] = (zp[h] & ~up_wrap) | (w[h] & up_wrap);
+    uint32_t v[2];
+    ising_gather(P, ps->pw + ps->dqp, 1, v);
+    for (int h = 0; h < 2; ++h) zp[h] = (zp[h] & ~up_wrap) | (v[h] & up_wrap);
   }
   if (dn_wrap) {
-    uint32_t w[2];
-    ising_gather(bw, -ps->pw + ps->dqm, 1, w);
-    for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~dn_wrap) | (w[h] & dn_wrap);
+    uint32_t v[2];
+    ising_gather(P, -ps->pw + ps->dqm, 1, v);
+    for (int h = 0; h < 2; ++h) zm[h] = (zm[h] & ~dn_wrap) | (v[h] & dn_wrap);
   }
   uint32_t u2[2], need[2], flip[2];
   for (int h = 0; h < 2; ++h) {
@@ -200,7 +239,7 @@ static inline KIT_HD void ising_octet_finish(const ising_rules *r, const ising_b
     for (int half = 0; half < 2; ++half) {
       if (!(x >> 16 * half & 0xffffu)) continue;
       const uint16_t pair = (uint16_t)(nw >> 16 * half);
-      int8_t *dst = (int8_t *)bw[2 * h + half] + 2 * (2 * h + half);
+      int8_t *dst = (int8_t *)P[2 * h + half] + 2 * (2 * h + half);
 #ifdef __CUDA_ARCH__
       *(uint16_t *)dst = pair;
 #else
@@ -208,6 +247,16 @@ static inline KIT_HD void ising_octet_finish(const ising_rules *r, const ising_b
 #endif
     }
   }
+}
+
+/* Byte offsets of the +x neighbour of site 7 from the block above member 3 (the next block,
+ * or the row's first where the row wraps around), and of the -x neighbour of site 0 from the
+ * block below member 0. */
+static inline KIT_HD int ising_octet_next(const ising_block *b, const ising_octet_pos *ps) {
+  return (int)ps->a + 1 == b->L[0] / 8 ? 8 - b->L[0] : 8;
+}
+static inline KIT_HD int ising_octet_prev(const ising_block *b, const ising_octet_pos *ps) {
+  return ps->a == 0 ? b->L[0] - 1 : -1;
 }
 
 /* z mod m of group 0 of base j: m divides LX and LY, and 2 j >= -6, so the sum is not
@@ -223,100 +272,70 @@ static inline KIT_HD uint32_t ising_octet_z0(const ising_block *b, const ising_o
 
 /* One octet, any base: the two groups of the thread's 8-block of sample k whose word-0 sites
  * lie in launch slice j, colour c, sweep t. Members outside the launch are read at a slice
- * inside it (so every address is in the slab) and never written. */
+ * inside it (so every address is in the slab) and never written; O_k is the plane below
+ * member k where k is inside the launch, else the one above member k - 1, so that every
+ * member inside reads its own neighbours. */
 static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
                                              const ising_octet_pos *ps, int8_t *spin, const uint8_t *coupling,
                                              ising_planes pl, int colour, uint32_t t, uint32_t k, int j) {
-  const uint32_t LX = (uint32_t)b->L[0];
   const int pw = ps->pw;
-  const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)ps->row * LX + 8 * ps->a;
-  const int8_t *blk[4];
-  const uint32_t *bw[4], *cw[4]; /* the same blocks as words, and their coupling blocks */
-  uint32_t inl[2] = {0, 0};      /* 0xffff in the bytes of the members inside the launch */
+  const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] + 8 * ps->a;
+  const uint32_t *P[4], *C[4], *O[5];
+  uint32_t inl[2] = {0, 0}; /* 0xffff in the bytes of the members inside the launch */
+  int in[4];
   for (int e = 0; e < 4; ++e) {
-    const int i = j + e, in = i >= 0 && i < pl.count;
-    const int l = pl.first + pl.step * (in ? i : i < 0 ? 0 : pl.count - 1);
-    blk[e] = base + (size_t)l * b->plane_stride;
-    bw[e] = (const uint32_t *)blk[e];
-    cw[e] = (const uint32_t *)(coupling + (blk[e] - spin) - b->plane_stride); /* couplings start at plane 1 */
-    if (in) inl[e >> 1] |= 0xffffu << 16 * (e & 1);
+    const int i = j + e;
+    in[e] = i >= 0 && i < pl.count;
+    const int8_t *blk = base + (size_t)(pl.first + pl.step * (in[e] ? i : i < 0 ? 0 : pl.count - 1)) * b->plane_stride;
+    P[e] = (const uint32_t *)blk;
+    C[e] = (const uint32_t *)(coupling + (blk - spin) - b->plane_stride); /* couplings start at plane 1 */
+    if (in[e]) inl[e >> 1] |= 0xffffu << 16 * (e & 1);
   }
-  uint32_t o[2], jo[2], zp[2], zm[2], yn[2], ys[2];
-  ising_gather(bw, 0, 0, o);
-  ising_gather(cw, 0, 1, jo);
-  ising_gather(bw, pw, 1, zp);
-  ising_gather(bw, -pw, 1, zm);
-  ising_gather(bw, pw + ps->dyp, 1, yn);
-  ising_gather(bw, -pw + ps->dym, 1, ys);
-  /* +x: site i takes byte i + 1 of its block above, site 7 the first byte of the next block
-   * (the row wraps around); -x: byte i - 1 of the block below, site 0 the last byte of the
-   * previous block. Two byte permutations per word. */
-  const int ps_b = 4 * pw;
-  const uint32_t next = (uint8_t)blk[3][ps_b + (ps->a + 1 == LX / 8 ? 8 - (int)LX : 8)];
-  const uint32_t prev = (uint8_t)blk[0][-ps_b + (ps->a == 0 ? (int)LX - 1 : -1)];
-  const uint32_t xp[2] = {
-      ising_prmt(ising_prmt(ising_ldw(bw[0], pw, 1), ising_ldw(bw[1], pw, 1), 0x0721), ising_ldw(bw[1], pw + 1, 1),
-                 0x4210),
-      ising_prmt(ising_prmt(ising_ldw(bw[2], pw + 1, 1), ising_ldw(bw[3], pw + 1, 1), 0x0721), next, 0x4210)};
-  const uint32_t xm[2] = {
-      ising_prmt(ising_prmt(ising_ldw(bw[0], -pw, 1), ising_ldw(bw[1], -pw, 1), 0x6500), prev, 0x3214),
-      ising_prmt(ising_prmt(ising_ldw(bw[2], -pw, 1), ising_ldw(bw[2], -pw + 1, 1), 0x0043),
-                 ising_ldw(bw[3], -pw + 1, 1), 0x6510)};
-  ising_octet_finish(r, b, ps, bw, inl, ising_octet_z0(b, dv, ps, j), k, colour, t, o, jo, xp, yn, zp, xm, ys, zm);
+  O[0] = P[0] - pw, O[4] = P[3] + pw;
+  for (int e = 1; e < 4; ++e) O[e] = in[e] ? P[e] - pw : P[e - 1] + pw;
+  ising_octet_raw w;
+  ising_octet_load(&w, P, C, O, ps, ising_octet_next(b, ps), ising_octet_prev(b, ps));
+  ising_octet_finish(r, b, ps, P, inl, ising_octet_z0(b, dv, ps, j), k, colour, t, &w);
 }
 
 /* R consecutive bases j0 .. j0 + R - 1 of sample k, every member of each inside the launch
  * (step 2): member e of base j + 1 is member e + 1 of base j, so each base reuses most of the
- * words the one before it loaded, and loads 10 words and 2 bytes instead of 26 and 2. Words:
- * L(X) and H(X) are the low and high 4 bytes of the thread's 8-block in plane X; P_e is
- * member e's plane, O_k = P_0 - 1 + 2 k the plane below member k and above member k - 1.
- * The words carried over hold only bytes this thread updates itself later (the pair of its
- * next base's member 0 or 2), or bytes of the other colour, which no thread changes now. */
+ * words the one before it loaded, and loads 10 words and 2 bytes instead of 26 and 2. The
+ * words carried over hold only bytes this thread updates itself later (the pair of its next
+ * base's member 0 or 2), or bytes of the other colour, which no thread changes now. */
 static inline KIT_HD void ising_octet_run(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
                                           const ising_octet_pos *ps, int8_t *spin, const uint8_t *coupling,
                                           ising_planes pl, int colour, uint32_t t, uint32_t k, int j0, int R) {
-  const int LX = b->L[0], pw = ps->pw, dyp = ps->dyp, dym = ps->dym, m = b->m;
-  const int8_t *const blk0 = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)LX + 8 * ps->a +
+  const int pw = ps->pw, dyp = ps->dyp, dym = ps->dym, m = b->m;
+  const int nb = ising_octet_next(b, ps), pb = ising_octet_prev(b, ps);
+  const int8_t *const blk0 = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] + 8 * ps->a +
                              (size_t)(pl.first + 2 * j0) * b->plane_stride;
   const uint32_t *p = (const uint32_t *)blk0;                                          /* P_0 */
   const uint32_t *c = (const uint32_t *)(coupling + (blk0 - spin) - b->plane_stride); /* its couplings */
-  const int nb = (int)ps->a + 1 == LX / 8 ? 8 - LX : 8, pb = ps->a == 0 ? LX - 1 : -1;
-  uint32_t oL0 = ising_ldw(p, 0, 0), oL1 = ising_ldw(p, 2 * pw, 0), oH2 = ising_ldw(p, 4 * pw + 1, 0),
-           oH3 = ising_ldw(p, 6 * pw + 1, 0);
-  uint32_t cL0 = ising_ldw(c, 0, 1), cL1 = ising_ldw(c, 2 * pw, 1), cH2 = ising_ldw(c, 4 * pw + 1, 1),
-           cH3 = ising_ldw(c, 6 * pw + 1, 1);
-  uint32_t rL0 = ising_ldw(p, -pw, 1), rL1 = ising_ldw(p, pw, 1), rL2 = ising_ldw(p, 3 * pw, 1),
-           rH2 = ising_ldw(p, 3 * pw + 1, 1), rH3 = ising_ldw(p, 5 * pw + 1, 1), rH4 = ising_ldw(p, 7 * pw + 1, 1);
-  uint32_t nL1 = ising_ldw(p, pw + dyp, 1), nL2 = ising_ldw(p, 3 * pw + dyp, 1),
-           nH3 = ising_ldw(p, 5 * pw + dyp + 1, 1), nH4 = ising_ldw(p, 7 * pw + dyp + 1, 1);
-  uint32_t sL0 = ising_ldw(p, -pw + dym, 1), sL1 = ising_ldw(p, pw + dym, 1),
-           sH2 = ising_ldw(p, 3 * pw + dym + 1, 1), sH3 = ising_ldw(p, 5 * pw + dym + 1, 1);
+  ising_octet_raw w;
+  {
+    const uint32_t *const P[4] = {p, p + 2 * pw, p + 4 * pw, p + 6 * pw};
+    const uint32_t *const C[4] = {c, c + 2 * pw, c + 4 * pw, c + 6 * pw};
+    const uint32_t *const O[5] = {p - pw, p + pw, p + 3 * pw, p + 5 * pw, p + 7 * pw};
+    ising_octet_load(&w, P, C, O, ps, nb, pb);
+  }
   uint32_t z = ising_octet_z0(b, dv, ps, j0);
   const uint32_t inl[2] = {0xffffffffu, 0xffffffffu};
   for (int i = 0; i < R; ++i) {
     if (i > 0) { /* slide to the next base: P_e <- P_{e+1}, O_k <- O_{k+1} */
       p += 2 * pw;
       c += 2 * pw;
-      oL0 = oL1, oL1 = ising_ldw(p, 2 * pw, 0), oH2 = oH3, oH3 = ising_ldw(p, 6 * pw + 1, 0);
-      cL0 = cL1, cL1 = ising_ldw(c, 2 * pw, 1), cH2 = cH3, cH3 = ising_ldw(c, 6 * pw + 1, 1);
-      rL0 = rL1, rL1 = rL2, rL2 = ising_ldw(p, 3 * pw, 1), rH2 = rH3, rH3 = rH4, rH4 = ising_ldw(p, 7 * pw + 1, 1);
-      nL1 = nL2, nL2 = ising_ldw(p, 3 * pw + dyp, 1), nH3 = nH4, nH4 = ising_ldw(p, 7 * pw + dyp + 1, 1);
-      sL0 = sL1, sL1 = ising_ldw(p, pw + dym, 1), sH2 = sH3, sH3 = ising_ldw(p, 5 * pw + dym + 1, 1);
+      w.oL0 = w.oL1, w.oL1 = ising_ldw(p, 2 * pw, 0), w.oH2 = w.oH3, w.oH3 = ising_ldw(p, 6 * pw + 1, 0);
+      w.cL0 = w.cL1, w.cL1 = ising_ldw(c, 2 * pw, 1), w.cH2 = w.cH3, w.cH3 = ising_ldw(c, 6 * pw + 1, 1);
+      w.rL0 = w.rL1, w.rL1 = w.rL2, w.rL2 = ising_ldw(p, 3 * pw, 1);
+      w.rH2 = w.rH3, w.rH3 = w.rH4, w.rH4 = ising_ldw(p, 7 * pw + 1, 1);
+      w.nL1 = w.nL2, w.nL2 = ising_ldw(p, 3 * pw + dyp, 1), w.nH3 = w.nH4, w.nH4 = ising_ldw(p, 7 * pw + dyp + 1, 1);
+      w.sL0 = w.sL1, w.sL1 = ising_ldw(p, pw + dym, 1), w.sH2 = w.sH3, w.sH3 = ising_ldw(p, 5 * pw + dym + 1, 1);
+      w.next = ((const uint8_t *)(p + 7 * pw))[nb], w.prev = ((const uint8_t *)(p - pw))[pb];
       z = z + 2 >= (uint32_t)m ? z + 2 - (uint32_t)m : z + 2;
     }
-    const uint32_t next = ((const uint8_t *)(p + 7 * pw))[nb], prev = ((const uint8_t *)(p - pw))[pb];
-    const uint32_t o[2] = {ising_prmt(oL0, oL1, 0x7610), ising_prmt(oH2, oH3, 0x7610)};
-    const uint32_t jo[2] = {ising_prmt(cL0, cL1, 0x7610), ising_prmt(cH2, cH3, 0x7610)};
-    const uint32_t zp[2] = {ising_prmt(rL1, rL2, 0x7610), ising_prmt(rH3, rH4, 0x7610)};
-    const uint32_t zm[2] = {ising_prmt(rL0, rL1, 0x7610), ising_prmt(rH2, rH3, 0x7610)};
-    const uint32_t xp[2] = {ising_prmt(ising_prmt(rL1, rL2, 0x0721), rH2, 0x4210),
-                            ising_prmt(ising_prmt(rH3, rH4, 0x0721), next, 0x4210)};
-    const uint32_t xm[2] = {ising_prmt(ising_prmt(rL0, rL1, 0x6500), prev, 0x3214),
-                            ising_prmt(ising_prmt(rL2, rH2, 0x0043), rH3, 0x6510)};
-    const uint32_t yn[2] = {ising_prmt(nL1, nL2, 0x7610), ising_prmt(nH3, nH4, 0x7610)};
-    const uint32_t ys[2] = {ising_prmt(sL0, sL1, 0x7610), ising_prmt(sH2, sH3, 0x7610)};
-    const uint32_t *const bw[4] = {p, p + 2 * pw, p + 4 * pw, p + 6 * pw};
-    ising_octet_finish(r, b, ps, bw, inl, z, k, colour, t, o, jo, xp, yn, zp, xm, ys, zm);
+    const uint32_t *const P[4] = {p, p + 2 * pw, p + 4 * pw, p + 6 * pw};
+    ising_octet_finish(r, b, ps, P, inl, z, k, colour, t, &w);
   }
 }
 
