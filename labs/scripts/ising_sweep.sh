@@ -3,7 +3,10 @@
 # Every run verifies against the oracle and appends one kit.result/1 line to OUT.
 #   cpu    : this machine, cpu variant, 1 and 2 ranks, L = 32 and 64, both layouts
 #   single : one GPU, naive and two-stream, L = 128, 256, 512, both layouts
-#   large  : one GPU, naive and two-stream at L = 512 only, both layouts (unverified)
+#   large  : one GPU, naive and two-stream at L = 512 only, all three layouts (unverified)
+#   msc    : one GPU, two-stream --layout msc at L = 512 with 8, 16, 24, 32, 64 slices per
+#            thread (ISING_BITS_RUN, in that order) and the kernel's own choice (unverified),
+#            then L = 256 verified
 #   dual   : two GPUs (2 ranks), naive and two-stream at L = 512 (unverified) and L = 64,
 #            both layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
 mode=$1; out=$2; bin=${3:-build/bin/ising}
@@ -22,13 +25,19 @@ case $mode in
       run "$bin" --variant "$v" --size "$L" --layout "$layout" --sweeps 50 --reps 5 $verify
     done; done; done ;;
   large)
-    for layout in checkerboard sliced; do for v in naive two-stream; do
+    for layout in checkerboard sliced msc; do for v in naive two-stream; do
       run "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
     done; done ;;
+  msc)
+    for B in 8 16 24 32 64; do
+      ISING_BITS_RUN=$B run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
+    done
+    run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
+    run "$bin" --variant two-stream --size 256 --layout msc --sweeps 20 --reps 3 --verify ;;
   dual)
     for layout in checkerboard sliced; do for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --sweeps 20 --reps 3
     done; done ;;
-  *) echo "usage: ising_sweep.sh cpu|single|large|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: ising_sweep.sh cpu|single|large|msc|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

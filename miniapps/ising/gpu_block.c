@@ -6,21 +6,42 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "sliced_bits.h"
 #include "kit/check.h"
 
+size_t ising_message_bytes(const ising_params *p, const ising_block *b) {
+  return ising_msc(p) ? b->part_stride / 8 : b->part_stride;
+}
+
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device) {
+  memset(d, 0, sizeof *d);
   d->blk = *b;
   d->rules = ising_rules_of(p);
   d->p = p;
   d->device = device;
+  d->bits = ising_msc(p);
   KIT_CUDA_CHECK(cudaSetDevice(device));
-  KIT_CUDA_CHECK(cudaMalloc((void **)&d->spin, (size_t)(b->n + 2) * b->plane_stride));
-  KIT_CUDA_CHECK(cudaMalloc((void **)&d->coupling, (size_t)b->n * b->plane_stride));
+  const size_t words = ising_bits_plane_words(b);
+  if (d->bits) {
+    KIT_CUDA_CHECK(cudaMalloc((void **)&d->sbits, (size_t)(b->n + 2) * words * sizeof(uint32_t)));
+    KIT_CUDA_CHECK(cudaMalloc((void **)&d->jbits, (size_t)6 * b->n * words * sizeof(uint32_t)));
+    d->bits_run = ising_bits_choose_run(b, b->n / 2); /* the bulk launches' length, about */
+  } else {
+    KIT_CUDA_CHECK(cudaMalloc((void **)&d->spin, (size_t)(b->n + 2) * b->plane_stride));
+    KIT_CUDA_CHECK(cudaMalloc((void **)&d->coupling, (size_t)b->n * b->plane_stride));
+  }
   ising_dev_block_reset(d);
 }
 
-void ising_dev_block_reset(ising_dev_block *d) {
-  KIT_CUDA_CHECK(cudaSetDevice(d->device));
+void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream) {
+  if (d->bits)
+    launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_run, stream);
+  else
+    launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, colour, t, planes, stream);
+}
+
+/* The initial state in bytes (spin, coupling: device arrays of the byte layout's size). */
+static void fill_bytes(ising_dev_block *d, int8_t *spin, uint8_t *coupling) {
   if (d->p->restart) {
     /* The checkpoint's spins are on the host: build the state there, as the cpu variant
      * does, and copy it over. */
@@ -28,12 +49,30 @@ void ising_dev_block_reset(ising_dev_block *d) {
     int8_t *hs = kit_malloc(spins, "restart spins");
     uint8_t *hc = kit_malloc(bonds, "restart couplings");
     ising_fill(d->p, &d->blk, hs, hc, omp_get_max_threads());
-    KIT_CUDA_CHECK(cudaMemcpy(d->spin, hs, spins, cudaMemcpyHostToDevice));
-    KIT_CUDA_CHECK(cudaMemcpy(d->coupling, hc, bonds, cudaMemcpyHostToDevice));
+    KIT_CUDA_CHECK(cudaMemcpy(spin, hs, spins, cudaMemcpyHostToDevice));
+    KIT_CUDA_CHECK(cudaMemcpy(coupling, hc, bonds, cudaMemcpyHostToDevice));
     free(hs);
     free(hc);
   } else {
-    launch_ising_fill(&d->blk, &d->rules, d->spin, d->coupling, 0);
+    launch_ising_fill(&d->blk, &d->rules, spin, coupling, 0);
+  }
+}
+
+void ising_dev_block_reset(ising_dev_block *d) {
+  KIT_CUDA_CHECK(cudaSetDevice(d->device));
+  if (d->bits) {
+    /* Built in bytes by the same functions as every layout, then packed. */
+    int8_t *spin;
+    uint8_t *coupling;
+    KIT_CUDA_CHECK(cudaMalloc((void **)&spin, (size_t)(d->blk.n + 2) * d->blk.plane_stride));
+    KIT_CUDA_CHECK(cudaMalloc((void **)&coupling, (size_t)d->blk.n * d->blk.plane_stride));
+    fill_bytes(d, spin, coupling);
+    launch_ising_bits_pack(&d->blk, spin, coupling, d->sbits, d->jbits, 0);
+    KIT_CUDA_CHECK(cudaDeviceSynchronize());
+    KIT_CUDA_CHECK(cudaFree(spin));
+    KIT_CUDA_CHECK(cudaFree(coupling));
+  } else {
+    fill_bytes(d, d->spin, d->coupling);
   }
   /* Both paths: complete before the variants' non-blocking streams touch the spins. */
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -41,8 +80,16 @@ void ising_dev_block_reset(ising_dev_block *d) {
 
 void ising_dev_block_fetch(const ising_dev_block *d, int8_t *out) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
-  KIT_CUDA_CHECK(cudaMemcpy(out, d->spin + d->blk.plane_stride, (size_t)d->blk.n * d->blk.plane_stride,
-                            cudaMemcpyDeviceToHost));
+  const size_t bytes = (size_t)d->blk.n * d->blk.plane_stride;
+  if (d->bits) {
+    int8_t *spin;
+    KIT_CUDA_CHECK(cudaMalloc((void **)&spin, bytes));
+    launch_ising_bits_unpack(&d->blk, d->sbits, spin, 0);
+    KIT_CUDA_CHECK(cudaMemcpy(out, spin, bytes, cudaMemcpyDeviceToHost));
+    KIT_CUDA_CHECK(cudaFree(spin));
+  } else {
+    KIT_CUDA_CHECK(cudaMemcpy(out, d->spin + d->blk.plane_stride, bytes, cudaMemcpyDeviceToHost));
+  }
 }
 
 void ising_prime_inboxes(void *const buf[2], size_t bytes) {
@@ -54,4 +101,6 @@ void ising_dev_block_free(ising_dev_block *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
   KIT_CUDA_CHECK(cudaFree(d->spin));
   KIT_CUDA_CHECK(cudaFree(d->coupling));
+  KIT_CUDA_CHECK(cudaFree(d->sbits));
+  KIT_CUDA_CHECK(cudaFree(d->jbits));
 }

@@ -13,8 +13,12 @@ typedef struct ising_dev_block {
   ising_rules rules;
   const ising_params *p;
   int device;
-  int8_t *spin;      /* local planes 0..n+1 */
+  int bits;          /* --layout msc: one bit per spin and per bond (sliced_bits.h) */
+  int8_t *spin;      /* local planes 0..n+1 (bytes; NULL with bits) */
   uint8_t *coupling; /* local planes 1..n */
+  uint32_t *sbits;   /* with bits: spins of local planes 0..n+1 */
+  uint32_t *jbits;   /* with bits: the six coupling planes of local planes 1..n */
+  int bits_run;      /* with bits: slices per thread (ising_bits_choose_run) */
 } ising_dev_block;
 
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device);
@@ -27,7 +31,13 @@ void ising_dev_block_free(ising_dev_block *d);
  * happens (KIT_FAULT=stale-halo) feeds valid but wrong spins to the update, never garbage
  * that would index past exp(-dE/T)'s table. NULL entries are skipped. */
 void ising_prime_inboxes(void *const buf[2], size_t bytes);
-static inline int8_t *ising_dev_part(const ising_dev_block *d, int local_plane, int part) {
+/* One half-sweep of colour c, sweep t, over the given local planes, in the block's storage. */
+void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream);
+/* A plane part as it travels (bytes, or bits with --layout msc), and its size. */
+static inline void *ising_dev_part(const ising_dev_block *d, int local_plane, int part) {
+  if (d->bits) return d->sbits + (size_t)local_plane * (d->blk.plane_stride / 32);
   return d->spin + ising_part_offset(&d->blk, local_plane, part);
 }
+/* Bytes of a message: a plane part, an eighth of it with --layout msc. */
+size_t ising_message_bytes(const ising_params *p, const ising_block *b);
 #endif

@@ -25,7 +25,7 @@ typedef struct ising_params {
   double p;           /* probability of an antiferromagnetic bond J = -1 (--p) */
   double temp;        /* temperature T (--temp) */
   int samples;        /* independent disorder samples run together (--samples) */
-  const char *layout; /* "sliced" or "checkerboard" (--layout) */
+  const char *layout; /* "sliced", "checkerboard" or "msc" (--layout) */
   const char *init;   /* "random" or "up" (--init) */
   int mattis;         /* couplings J_ij = e_i e_j (--mattis) */
   const char *dump;   /* --dump FILE: final spins as int8, x fastest, sample after sample */
@@ -42,6 +42,9 @@ ising_block ising_block_make(const ising_params *p, int k0, int n);
 /* The plain values a kernel needs (lattice.h). */
 ising_rules ising_rules_of(const ising_params *p);
 int ising_layout_of(const char *name);
+/* --layout msc: the sliced layout's geometry, stored one bit per spin on the GPU
+ * (sliced_bits.h); the host side (fetch, verification, --dump) sees the sliced bytes. */
+int ising_msc(const ising_params *p);
 /* Planes of the whole lattice along the decomposition direction, and the unit a rank's
  * share is counted in (sliced slabs hold whole pairs of slices, so each boundary is
  * one-coloured and every half-sweep exchanges one way: Bernaschi Fig. 5). */

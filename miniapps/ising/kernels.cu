@@ -5,10 +5,15 @@
  *   - sliced with LX % 8 == 0: a thread per two groups of four sites (in slices w, w+2, w+4,
  *     w+6) that share one draw each, eight sites counted at once in a 64-bit word
  *     (sliced_groups.h);
- *   - otherwise a thread per site (ising_update_site), x fastest across a warp.
+ *   - otherwise a thread per site (ising_update_site), x fastest across a warp;
+ * and for --layout msc, one bit per spin, a thread per word of a run of slices
+ * (sliced_bits.h).
  * The per-site work is lattice.h's, the functions the host sweep calls, so the bits agree. */
+#include <stdlib.h>
+
 #include "kernels.h"
 #include "kit/check.h"
+#include "sliced_bits.h"
 #include "sliced_groups.h"
 
 static const int kThreads = 256;
@@ -79,6 +84,70 @@ __global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, isi
   const uint32_t pks = (uint32_t)ising_octet_bases(pl) * (uint32_t)b.samples;
   for (uint32_t p0 = blockIdx.y * ISING_OCTET_BASES; p0 < pks; p0 += gridDim.y * ISING_OCTET_BASES)
     ising_octet_thread(&r, &b, &dv, spin, coupling, pl, colour, t, p0, unit);
+}
+
+/* --layout msc: a thread per word, grid-stride. */
+__global__ void ising_bits_pack_kernel(ising_block b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
+                                       uint32_t *jbits) {
+  const size_t pw = ising_bits_plane_words(&b), total = (size_t)(b.n + 2) * pw;
+  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x) {
+    sbits[w] = ising_bits_pack_spins(spin, w);
+    if (w < (size_t)b.n * pw) ising_bits_pack_couplings(&b, coupling, jbits, w);
+  }
+}
+
+__global__ void ising_bits_unpack_kernel(ising_block b, const uint32_t *sbits, int8_t *spin) {
+  const size_t pw = ising_bits_plane_words(&b), total = (size_t)b.n * pw;
+  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x)
+    ising_bits_unpack_spins(sbits[pw + w], spin + 32 * w);
+}
+
+/* x covers the words of a plane (every sample), y the runs of slices. */
+__global__ void ising_bits_half_sweep_kernel(ising_block b, ising_rules r, ising_bits_plan dv, uint32_t *sbits,
+                                             const uint32_t *__restrict__ jbits, int colour, uint32_t t,
+                                             ising_planes pl) {
+  const uint32_t unit = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
+  if (unit >= (uint32_t)ising_bits_plane_words(&b)) return;
+  for (int run = (int)blockIdx.y; run < ising_bits_runs(pl, dv.run); run += (int)gridDim.y)
+    ising_bits_thread(&r, &b, &dv, sbits, jbits, pl, colour, t, unit, run);
+}
+
+extern "C" void launch_ising_bits_pack(const ising_block *b, const int8_t *spin, const uint8_t *coupling,
+                                       uint32_t *sbits, uint32_t *jbits, cudaStream_t stream) {
+  ising_bits_pack_kernel<<<blocks_for((size_t)(b->n + 2) * ising_bits_plane_words(b)), kThreads, 0, stream>>>(
+      *b, spin, coupling, sbits, jbits);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" void launch_ising_bits_unpack(const ising_block *b, const uint32_t *sbits, int8_t *spin,
+                                         cudaStream_t stream) {
+  ising_bits_unpack_kernel<<<blocks_for((size_t)b->n * ising_bits_plane_words(b)), kThreads, 0, stream>>>(*b, sbits,
+                                                                                                           spin);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" int ising_bits_choose_run(const ising_block *b, int slices) {
+  const char *e = getenv("ISING_BITS_RUN");
+  if (e && atoi(e) > 0) return atoi(e);
+  int dev = 0, sms = 0, per_sm = 0;
+  KIT_CUDA_CHECK(cudaGetDevice(&dev));
+  KIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ising_bits_half_sweep_kernel, kThreads, 0));
+  const long long gx = (long long)((ising_bits_plane_words(b) + kThreads - 1) / kThreads);
+  const long long runs = (long long)sms * (per_sm > 0 ? per_sm : 1) / gx;
+  const long long run = runs > 0 ? (slices + runs - 1) / runs : slices;
+  return (int)(run < ISING_BITS_MIN_RUN ? ISING_BITS_MIN_RUN : run);
+}
+
+extern "C" void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits,
+                                             const uint32_t *jbits, int colour, uint32_t t, ising_planes planes,
+                                             int run, cudaStream_t stream) {
+  if (planes.count <= 0) return;
+  const unsigned gx = (unsigned)((ising_bits_plane_words(b) + kThreads - 1) / kThreads);
+  const int runs = ising_bits_runs(planes, run);
+  ising_bits_half_sweep_kernel<<<dim3(gx, (unsigned)(runs < 65535 ? runs : 65535)), kThreads, 0, stream>>>(
+      *b, *r, ising_bits_plan_of(b, planes, run), sbits, jbits, colour, t, planes);
+  KIT_CUDA_CHECK(cudaGetLastError());
 }
 
 extern "C" void launch_ising_fill(const ising_block *b, const ising_rules *r, int8_t *spin, uint8_t *coupling,

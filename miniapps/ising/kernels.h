@@ -18,6 +18,22 @@ void launch_ising_fill(const ising_block *b, const ising_rules *r, int8_t *spin,
 void launch_ising_half_sweep(const ising_block *b, const ising_rules *r, int8_t *spin, const uint8_t *coupling,
                              int colour, uint32_t t, ising_planes planes, cudaStream_t stream);
 
+/* --layout msc (sliced_bits.h): spins and couplings one bit each. Pack: the spins of local
+ * planes 0..n+1 and the couplings of planes 1..n from the byte layout; unpack: local planes
+ * 1..n of the spins back to bytes (n * plane_stride). */
+void launch_ising_bits_pack(const ising_block *b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
+                            uint32_t *jbits, cudaStream_t stream);
+void launch_ising_bits_unpack(const ising_block *b, const uint32_t *sbits, int8_t *spin, cudaStream_t stream);
+/* One half-sweep of colour c, sweep t, over the given local planes on the bits, `run` slices
+ * per thread: the same sites and the same spins as ising_sweep_host. */
+void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits, const uint32_t *jbits,
+                                  int colour, uint32_t t, ising_planes planes, int run, cudaStream_t stream);
+/* Slices per thread for launches of `slices` slices on the current device: as many runs as
+ * fill the GPU once (a thread's first three bases repeat the previous run's draws, so the
+ * longer the run the fewer draws), at least ISING_BITS_MIN_RUN; ISING_BITS_RUN=B in the
+ * environment sets it (the benchmark's sweep over B). */
+int ising_bits_choose_run(const ising_block *b, int slices);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,8 @@ static int gcd(int a, int b) {
 
 int ising_layout_of(const char *name) { return strcmp(name, "checkerboard") == 0 ? ISING_CHECKERBOARD : ISING_SLICED; }
 
+int ising_msc(const ising_params *p) { return strcmp(p->layout, "msc") == 0; }
+
 int ising_global_planes(const ising_params *p) {
   return ising_layout_of(p->layout) == ISING_SLICED ? gcd(gcd(p->size[0], p->size[1]), p->size[2]) : p->size[2];
 }

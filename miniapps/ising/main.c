@@ -22,6 +22,9 @@
  * read the other colour's spins once per half-sweep (each is a neighbour of six sites of
  * the colour being updated, loaded once when caches hold the planes around it). */
 #define ISING_BYTES_PER_FLIP 4.0
+/* The same with --layout msc, in bits: the spin read and written (2), six coupling bits
+ * (bonds are stored at both ends, one plane per direction), the other colour's spin (1). */
+#define ISING_MSC_BYTES_PER_FLIP (9.0 / 8.0)
 
 static const ising_variant *const variants[] = {
     &ising_cpu,
@@ -109,7 +112,7 @@ int main(int argc, char **argv) {
       {"temp", KIT_OPT_DOUBLE, &p.temp, "T", "temperature", 1e-3, 1e6, 0, NULL, NULL, NULL},
       {"p", KIT_OPT_DOUBLE, &p.p, "P", "probability of an antiferromagnetic bond J = -1 (0: ferromagnet)", 0, 1, 0, NULL, NULL, &p_given},
       {"samples", KIT_OPT_INT, &p.samples, "S", "independent disorder samples run together", 1, 65536, 0, NULL, NULL, NULL},
-      {"layout", KIT_OPT_STRING, &p.layout, "KIND", "memory layout and decomposition", 1, 0, 0, "sliced|checkerboard", NULL, NULL},
+      {"layout", KIT_OPT_STRING, &p.layout, "KIND", "memory layout and decomposition", 1, 0, 0, "sliced|checkerboard|msc", NULL, NULL},
       {"init", KIT_OPT_STRING, &p.init, "KIND", "initial spins", 1, 0, 0, "random|up", NULL, NULL},
       {"mattis", KIT_OPT_FLAG, &p.mattis, NULL, "Mattis couplings J_ij = e_i e_j, checked against the gauge-transformed ferromagnet", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final spins as int8, x fastest, sample after sample", 1, 0, 0, NULL, NULL, NULL},
@@ -118,7 +121,7 @@ int main(int argc, char **argv) {
   opts[n].type = KIT_OPT_END;
 
   const int front = kit_front_door(&env, argc, argv, opts, "ising",
-      "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout on a z-decomposition", &p.run,
+      "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout (msc: sliced, one bit per spin) on a z-decomposition", &p.run,
       describe);
   if (front >= 0) return kit_finalize(front);
 
@@ -139,6 +142,13 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "ising: --checkpoint-every needs --checkpoint FILE"));
+  if (ising_msc(&p) && (strcmp(vn, "cpu") == 0 || strcmp(vn, "hybrid") == 0))
+    return kit_finalize(kit_usage_error(&env,
+        "ising: --layout msc (one bit per spin) runs on the GPU variants naive, two-stream and multi-thread, not %s "
+        "(its CPU sweep works on bytes: use --layout sliced)", vn));
+  if (ising_msc(&p) && p.size[0] % 32 != 0)
+    return kit_finalize(kit_usage_error(&env,
+        "ising: --layout msc: LX must be a multiple of 32 (a row is whole 32-bit words); got LX = %d", p.size[0]));
   if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > ISING_MT_MAX_GPUS)
     return kit_finalize(kit_usage_error(&env, "ising: --gpus: multi-thread drives at most %d GPUs per process",
                                         ISING_MT_MAX_GPUS));
@@ -218,8 +228,9 @@ int main(int argc, char **argv) {
     if (env.rank == 0) host += 2.0 * lattice + (p.run.verify ? (p.mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p.samples : 0.0);
     if (p.run.restart) host += lattice; /* the checkpoint's spins, on every rank */
     const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
-    const int rc = kit_check_memory(&env, "ising", host, v->needs_gpu ? slab / (gpus_per_rank > 0 ? gpus_per_rank : 1) : 0.0,
-                                    devices);
+    /* msc: the bytes while the initial state is packed, and the bits (7 planes of one bit). */
+    const double dev = v->needs_gpu ? slab * (ising_msc(&p) ? 1.0 + 7.0 / 32.0 : 1.0) : 0.0;
+    const int rc = kit_check_memory(&env, "ising", host, dev / (gpus_per_rank > 0 ? gpus_per_rank : 1), devices);
     if (rc) return kit_finalize(rc);
   }
 
@@ -302,7 +313,8 @@ int main(int argc, char **argv) {
   const double ps = timing.time.median / (attempts * todo.iters) * 1e12;
   kit_report_fom(&rep, "ps/flip", "ps per flip attempt", ps);
   kit_report_result(&rep, "flips_per_ns", 1000.0 / ps, "attempts/ns");
-  kit_report_bandwidth(&rep, ISING_BYTES_PER_FLIP * attempts, todo.iters, ceiling,
+  kit_report_bandwidth(&rep, (ising_msc(&p) ? ISING_MSC_BYTES_PER_FLIP : ISING_BYTES_PER_FLIP) * attempts, todo.iters,
+                       ceiling,
                        v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,

@@ -44,7 +44,7 @@ typedef struct mt_state {
 /* The MPI inboxes at the process's ends (ising_prime_inboxes). */
 static void prime(mt_gpu *g) {
   void *const in[2] = {g->inbox[0], g->inbox[1]};
-  ising_prime_inboxes(in, g->d.blk.part_stride);
+  ising_prime_inboxes(in, ising_message_bytes(g->d.p, &g->d.blk));
 }
 
 static void *mt_setup(const ising_ctx *c) {
@@ -53,7 +53,7 @@ static void *mt_setup(const ising_ctx *c) {
   s->sweep = (uint32_t)c->p->start_sweep;
   s->ngpu = c->gpus;
   const int granule = ising_plane_granule(c->p);
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1, 0,
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 0,
                       1);
   const int visible = c->env->gpus_visible;
   for (int i = 0; i < s->ngpu; ++i) {
@@ -76,8 +76,8 @@ static void *mt_setup(const ising_ctx *c) {
     for (int col = 0; col < 2; ++col) g->plan[col] = ising_make_plan(&b, col);
     for (int side = 0; side < 2; ++side) {
       const int remote = g->local_nbr[side] < 0;
-      g->stage[side] = remote ? kit_host_alloc(b.part_stride, 1) : NULL;
-      g->inbox[side] = remote ? kit_host_alloc(b.part_stride, 1) : NULL;
+      g->stage[side] = remote ? kit_host_alloc(ising_message_bytes(c->p, &b), 1) : NULL;
+      g->inbox[side] = remote ? kit_host_alloc(ising_message_bytes(c->p, &b), 1) : NULL;
       /* Direct access to the neighbour where the hardware allows it (both ways). */
       if (!remote) (void)kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
     }
@@ -102,7 +102,7 @@ static void mt_half_sweep(mt_state *s, int i, uint32_t t, int col, int h, int fi
   ising_dev_block *d = &g->d;
   const ising_plan *pl = &g->plan[col];
   const int now = h % 2, prev = 1 - now;
-  const size_t bytes = d->blk.part_stride;
+  const size_t bytes = ising_message_bytes(d->p, &d->blk);
   if (!first) {
     /* The boundary kernel reads the other colour everywhere: the previous bulk's planes and
      * the ghosts that neighbours copied in during the previous half-sweep. */
@@ -114,11 +114,11 @@ static void mt_half_sweep(mt_state *s, int i, uint32_t t, int col, int h, int fi
     KIT_CUDA_CHECK(cudaStreamWaitEvent(g->bulk, g->boundary_done[prev], 0));
   }
   int r = kit_gpu_range_begin("boundary", g->boundary);
-  launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, t, pl->boundary, g->boundary);
+  ising_dev_half_sweep(d, col, t, pl->boundary, g->boundary);
   kit_gpu_range_end(r, g->boundary);
   KIT_CUDA_CHECK(cudaEventRecord(g->boundary_done[now], g->boundary));
   r = kit_gpu_range_begin("bulk", g->bulk);
-  launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, t, pl->bulk, g->bulk);
+  ising_dev_half_sweep(d, col, t, pl->bulk, g->bulk);
   kit_gpu_range_end(r, g->bulk);
   KIT_CUDA_CHECK(cudaEventRecord(g->bulk_done[now], g->bulk));
 

@@ -25,32 +25,32 @@ static void *naive_setup(const ising_ctx *c) {
   s->sweep = (uint32_t)c->p->start_sweep;
   ising_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1,
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1,
                       1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
-  ising_prime_inboxes(s->halo.recv, c->blk.part_stride);
+  ising_prime_inboxes(s->halo.recv, ising_message_bytes(c->p, &c->blk));
   return s;
 }
 
 static void naive_reset(void *st) {
   naive_state *s = st;
   ising_dev_block_reset(&s->d);
-  ising_prime_inboxes(s->halo.recv, s->d.blk.part_stride);
+  ising_prime_inboxes(s->halo.recv, ising_message_bytes(s->d.p, &s->d.blk));
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void naive_run(void *st, int sweeps) {
   naive_state *s = st;
   ising_dev_block *d = &s->d;
-  const size_t bytes = d->blk.part_stride;
+  const size_t bytes = ising_message_bytes(d->p, &d->blk);
   for (int t = 0; t < sweeps; ++t, ++s->sweep) {
     KIT_RANGE_PUSH("sweep");
     for (int col = 0; col < 2; ++col) {
       const ising_plan *pl = &s->plan[col];
       KIT_RANGE_PUSH("compute");
       int g = kit_gpu_range_begin("gpu_compute", s->stream);
-      launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->boundary, s->stream);
-      launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->bulk, s->stream);
+      ising_dev_half_sweep(d, col, s->sweep, pl->boundary, s->stream);
+      ising_dev_half_sweep(d, col, s->sweep, pl->bulk, s->stream);
       kit_gpu_range_end(g, s->stream);
       KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
       KIT_RANGE_POP();

@@ -39,24 +39,24 @@ static void *ts_setup(const ising_ctx *c) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1,
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1,
                       1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
-  ising_prime_inboxes(s->halo.recv, c->blk.part_stride);
+  ising_prime_inboxes(s->halo.recv, ising_message_bytes(c->p, &c->blk));
   return s;
 }
 
 static void ts_reset(void *st) {
   two_stream_state *s = st;
   ising_dev_block_reset(&s->d);
-  ising_prime_inboxes(s->halo.recv, s->d.blk.part_stride);
+  ising_prime_inboxes(s->halo.recv, ising_message_bytes(s->d.p, &s->d.blk));
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void ts_run(void *st, int sweeps) {
   two_stream_state *s = st;
   ising_dev_block *d = &s->d;
-  const size_t bytes = d->blk.part_stride;
+  const size_t bytes = ising_message_bytes(d->p, &d->blk);
   int first = 1;
   for (int t = 0; t < sweeps; ++t, ++s->sweep) {
     KIT_RANGE_PUSH("sweep");
@@ -68,7 +68,7 @@ static void ts_run(void *st, int sweeps) {
       if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
       if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
       int g = kit_gpu_range_begin("boundary", s->boundary);
-      launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->boundary, s->boundary);
+      ising_dev_half_sweep(d, col, s->sweep, pl->boundary, s->boundary);
       kit_gpu_range_end(g, s->boundary);
       KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
       g = kit_gpu_range_begin("d2h", s->boundary);
@@ -83,7 +83,7 @@ static void ts_run(void *st, int sweeps) {
        * (which wrote the other colour of planes it reads, and read the planes it writes),
        * not that half-sweep's copies. */
       g = kit_gpu_range_begin("bulk", s->bulk);
-      launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, pl->bulk, s->bulk);
+      ising_dev_half_sweep(d, col, s->sweep, pl->bulk, s->bulk);
       kit_gpu_range_end(g, s->bulk);
       KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 

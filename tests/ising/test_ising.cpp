@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "ising.h"
+#include "slab_fixtures.h"
 
+// The problem of slab_fixtures.h (T = 1.5) with the default seed.
 static ising_params params(int lx, int ly, int lz, const char *layout, int samples = 1) {
-  ising_params p;
-  std::memset(&p, 0, sizeof p);
-  p.run = kit_run_defaults();
-  p.size[0] = lx;
-  p.size[1] = ly;
-  p.size[2] = lz;
-  p.layout = layout;
-  p.init = "random";
-  p.samples = samples;
-  p.p = 0.5;
-  return p;
+  return slab_params(lx, ly, lz, samples, layout, kit_run_defaults().seed);
 }
 
 // Every position of every plane maps to a distinct site: the layout is a bijection.

@@ -18,44 +18,12 @@
 #include <vector>
 
 #include "ising.h"
+#include "slab_fixtures.h"
 #include "sliced_groups.h"
 
 namespace {
 
-ising_params params(int lx, int ly, int lz, int samples) {
-  ising_params p;
-  std::memset(&p, 0, sizeof p);
-  p.run = kit_run_defaults();
-  p.run.seed = 1234567;
-  p.size[0] = lx;
-  p.size[1] = ly;
-  p.size[2] = lz;
-  p.layout = "sliced";
-  p.init = "random";
-  p.samples = samples;
-  p.p = 0.5;
-  p.temp = 1.5;
-  for (int i = 0; i < 3; ++i) p.w[i] = std::exp(-4.0 * (i + 1) / p.temp);
-  return p;
-}
-
-// The slabs of `ranks` ranks: whole pairs of slices, split as evenly as possible.
-std::vector<ising_block> slabs(const ising_params &p, int ranks) {
-  const int pairs = ising_global_planes(&p) / 2;
-  std::vector<ising_block> out;
-  for (int r = 0; r < ranks; ++r) {
-    const int a = pairs * r / ranks, e = pairs * (r + 1) / ranks;
-    out.push_back(ising_block_make(&p, 2 * a, 2 * (e - a)));
-  }
-  return out;
-}
-
-std::vector<ising_planes> launches(const ising_plan &pl) {
-  std::vector<ising_planes> out;
-  for (ising_planes s : {pl.boundary, pl.bulk})
-    if (s.count > 0) out.push_back(s);
-  return out;
-}
+ising_params params(int lx, int ly, int lz, int samples) { return slab_params(lx, ly, lz, samples, "sliced", 1234567); }
 
 // One launch of the octet kernel: every thread, in grid order or reversed (the device runs
 // them in any order).
@@ -72,9 +40,6 @@ void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin
   }
 }
 
-struct Shape {
-  int L[3], ranks;
-};
 
 // LX a multiple of 8 throughout (the grouped kernel's condition). m = 8 (cube, and Q = 3
 // rows of q), m = 4, m = 2 (a group's four slices coincide in pairs or all), m = 20 (a part
@@ -85,25 +50,6 @@ const std::vector<Shape> kShapes = {{{8, 8, 8}, 1},   {{8, 8, 8}, 2},    {{16, 8
                                     {{8, 16, 4}, 1},  {{8, 16, 4}, 2},   {{24, 6, 4}, 1},  {{40, 20, 20}, 1},
                                     {{40, 20, 20}, 4}, {{16, 12, 12}, 2}, {{32, 32, 32}, 3},
                                     {{40, 40, 40}, 1}, {{48, 48, 48}, 1}, {{40, 8, 120}, 1}};
-
-// f(local plane, index in the spin array, x, y, z) for every site of the slab, ghost planes
-// included, every sample; the site by the layout's definition (ising_coords).
-template <class F>
-void each_site(const ising_block &b, F f) {
-  for (int l = 0; l < b.n + 2; ++l)
-    for (int k = 0; k < b.samples; ++k)
-      for (int row = 0; row < b.rows; ++row)
-        for (int i = 0; i < b.width; ++i) {
-          int x, y, z;
-          ising_coords(&b, ising_global_plane(&b, l), 0, row, i, &x, &y, &z);
-          f(l, ising_part_offset(&b, l, 0) + (size_t)k * b.part_sites + (size_t)row * b.width + i, x, y, z);
-        }
-}
-
-std::string tag(const Shape &s) {
-  return std::to_string(s.L[0]) + "x" + std::to_string(s.L[1]) + "x" + std::to_string(s.L[2]) + " on " +
-         std::to_string(s.ranks) + " ranks";
-}
 
 }  // namespace
 
