@@ -43,6 +43,7 @@ void pt_set_free(pt_set *s) {
 void pt_ghosts_free(pt_ghosts *g) {
   free(g->id), free(g->x), free(g->cell), free(g->count);
   free(g->sid), free(g->sx), free(g->scell);
+  free(g->at), free(g->kept);
   memset(g, 0, sizeof *g);
 }
 
@@ -148,6 +149,16 @@ static void ghosts_reserve(pt_ghosts *g, long long need) {
   g->cap = g->scap = c;
 }
 
+/* *a with room for n entries (grown, never shrunk: the unpack runs every step). */
+static long long *scratch(long long **a, long long *cap, long long n, const char *what) {
+  if (n > *cap) {
+    free(*a);
+    *a = xalloc((size_t)n * sizeof **a, what);
+    *cap = n;
+  }
+  return *a;
+}
+
 /* Copies per block of the filter: one thread bins, counts and compacts a whole block. */
 #define UNPACK_BLOCK 512
 
@@ -161,7 +172,7 @@ static const double *ghost_copy(const px_plan *ghost, const long long *at, int *
 void pt_unpack_ghosts(const pt_params *p, const pt_decomp *d, const px_plan *ghost, pt_ghosts *g,
                       pt_traffic *tr) {
   const int e0 = d->first[2], ne = d->ncells - d->first[2];
-  long long *at = kit_malloc(((size_t)ghost->n + 1) * sizeof *at, "ghost offsets");
+  long long *at = scratch(&g->at, &g->atcap, (long long)ghost->n + 1, "ghost offsets");
   at[0] = 0;
   for (int k = 0; k < ghost->n; ++k) at[k + 1] = at[k] + (long long)ghost->rcount[k];
   const long long total = at[ghost->n], nblk = (total + UNPACK_BLOCK - 1) / UNPACK_BLOCK;
@@ -171,7 +182,7 @@ void pt_unpack_ghosts(const pt_params *p, const pt_decomp *d, const px_plan *gho
     g->count = xalloc((size_t)(ne + 1) * sizeof *g->count, "ghost rows");
     g->next = ne;
   }
-  long long *kept = kit_malloc(((size_t)nblk + 1) * sizeof *kept, "ghost blocks");
+  long long *kept = scratch(&g->kept, &g->keptcap, nblk + 1, "ghost blocks");
   int *bin = g->cell, *cnt = g->count; /* g->cell is the bins' scratch until the scatter */
   /* One parallel region for the whole unpack, over the received buffers of every connection
    * as one sequence: a region per connection cost a team start each, and libgomp starts a
@@ -248,8 +259,6 @@ void pt_unpack_ghosts(const pt_params *p, const pt_decomp *d, const px_plan *gho
   }
   g->n = kept[nblk];
   tr->ghosts_discarded += total - g->n;
-  free(kept);
-  free(at);
 }
 
 void pt_place_ghosts(const pt_decomp *d, const pt_ghosts *g, long long base, int64_t *id, double *x,

@@ -42,6 +42,8 @@ typedef struct pt_ghosts {
   int64_t *sid;
   double *sx;
   int *scell;
+  long long *at, atcap;     /* scratch: each connection's first copy */
+  long long *kept, keptcap; /* scratch: each filter block's first kept copy */
 } pt_ghosts;
 void pt_ghosts_free(pt_ghosts *g);
 
