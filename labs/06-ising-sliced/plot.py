@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """plot.py JSONL [--png FILE] [--csv FILE] [--ceiling]: lab 06's table (and bar chart when
-matplotlib is installed) of checkerboard against sliced: picoseconds per flip attempt, MPI
-messages and bytes per sweep (summed over ranks), for every (variant, ranks, L) in the JSON
-lines that ising_sweep.sh wrote. --ceiling adds the record's fraction_of_ceiling (the 4-byte
-model's bandwidth over the device triad x GPUs) and ceiling_GBs as the last two columns."""
+matplotlib is installed) of the layouts against each other (checkerboard, sliced and msc, the
+sliced layout multi-spin coded, as far as the data has them): picoseconds per flip attempt,
+MPI messages and bytes per sweep (summed over ranks), for every (variant, ranks, L) in the
+JSON lines that ising_sweep.sh wrote. Rows of one (variant, ranks, L) list the layouts in
+that order; rows with the same key keep the file's order. --ceiling adds the record's
+fraction_of_ceiling (its bytes model, 4 bytes per flip attempt or 9/8 for msc, as bandwidth
+over the device triad x GPUs) and ceiling_GBs as the last two columns."""
 import argparse
 import csv
 import json
 
+LAYOUTS = ("checkerboard", "sliced", "msc")  # table and chart order; others follow by name
 COLS = ["variant", "ranks", "gpus", "L", "layout", "ps_per_flip", "msgs_per_sweep", "bytes_per_sweep", "verify"]
+
+
+def layout_key(name):
+    """Sort key of a layout: LAYOUTS' order, then any other by name."""
+    return (LAYOUTS.index(name), "") if name in LAYOUTS else (len(LAYOUTS), name)
 
 
 def main():
@@ -35,7 +44,7 @@ def main():
                      "verify": r["verify"]["status"],
                      "fraction_of_ceiling": round(r["fraction_of_ceiling"], 4),
                      "ceiling_GBs": round(r["ceiling_GBs"], 1)})
-    rows.sort(key=lambda x: (x["variant"], x["ranks"], x["L"], x["layout"]))
+    rows.sort(key=lambda x: (x["variant"], x["ranks"], x["L"], layout_key(x["layout"])))
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -50,12 +59,14 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         keys = sorted({(r["variant"], r["ranks"], r["L"]) for r in rows})
+        layouts = sorted({r["layout"] for r in rows}, key=layout_key)
+        bw = 0.8 / len(layouts)
         fig, ax = plt.subplots(figsize=(8, 4))
-        for j, layout in enumerate(("checkerboard", "sliced")):
+        for j, layout in enumerate(layouts):
             vals = [next((r["ps_per_flip"] for r in rows if (r["variant"], r["ranks"], r["L"]) == k
                           and r["layout"] == layout), 0) for k in keys]
-            ax.bar([i + 0.4 * j for i in range(len(keys))], vals, width=0.4, label=layout)
-        ax.set_xticks([i + 0.2 for i in range(len(keys))])
+            ax.bar([i + bw * j for i in range(len(keys))], vals, width=bw, label=layout)
+        ax.set_xticks([i + bw * (len(layouts) - 1) / 2 for i in range(len(keys))])
         ax.set_xticklabels([f"{v}\n{n} rank(s)\n{L}" for v, n, L in keys], fontsize=7)
         ax.set_ylabel("ps per flip attempt (lower is better)")
         ax.legend()
