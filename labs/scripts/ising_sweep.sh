@@ -4,9 +4,11 @@
 #   cpu    : this machine, cpu variant, 1 and 2 ranks, L = 32 and 64, both layouts
 #   single : one GPU, naive and two-stream, L = 128, 256, 512, both layouts
 #   large  : one GPU, naive and two-stream at L = 512 only, all three layouts (unverified)
-#   msc    : one GPU, two-stream --layout msc at L = 512 with 8, 16, 24, 32, 64 slices per
-#            thread (ISING_BITS_RUN, in that order) and the kernel's own choice (unverified),
-#            then L = 256 verified
+#   msc    : one GPU, two-stream --layout msc: L = 512 with 8, 16, 24, 32, 64 slices per
+#            run (ISING_BITS_RUN, in that order) and the launcher's own shape (unverified);
+#            L = 256 with P threads a word and runs of B (ISING_BITS_PARTS:ISING_BITS_RUN =
+#            1:4 2:4 4:4 4:8 4:16, unverified), then the launcher's shape verified; L = 128
+#            likewise (the records do not name the shape: their order does)
 #   dual   : two GPUs (2 ranks), naive and two-stream at L = 512 (unverified) and L = 64,
 #            both layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
 mode=$1; out=$2; bin=${3:-build/bin/ising}
@@ -33,7 +35,12 @@ case $mode in
       ISING_BITS_RUN=$B run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
     done
     run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
-    run "$bin" --variant two-stream --size 256 --layout msc --sweeps 20 --reps 3 --verify ;;
+    for PB in 1:4 2:4 4:4 4:8 4:16; do
+      ISING_BITS_PARTS=${PB%:*} ISING_BITS_RUN=${PB#*:} \
+        run "$bin" --variant two-stream --size 256 --layout msc --sweeps 50 --reps 5 --no-verify
+    done
+    run "$bin" --variant two-stream --size 256 --layout msc --sweeps 50 --reps 5 --verify
+    run "$bin" --variant two-stream --size 128 --layout msc --sweeps 50 --reps 5 --verify ;;
   dual)
     for layout in checkerboard sliced; do for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify

@@ -25,7 +25,7 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
   if (d->bits) {
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->sbits, (size_t)(b->n + 2) * words * sizeof(uint32_t)));
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->jbits, (size_t)6 * b->n * words * sizeof(uint32_t)));
-    d->bits_run = ising_bits_choose_run(b, b->n / 2); /* the bulk launches' length, about */
+    ising_bits_slots(d->bits_slots);
   } else {
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->spin, (size_t)(b->n + 2) * b->plane_stride));
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->coupling, (size_t)b->n * b->plane_stride));
@@ -35,7 +35,7 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
 
 void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream) {
   if (d->bits)
-    launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_run, stream);
+    launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_slots, stream);
   else
     launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, colour, t, planes, stream);
 }

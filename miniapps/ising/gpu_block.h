@@ -18,7 +18,7 @@ typedef struct ising_dev_block {
   uint8_t *coupling; /* local planes 1..n */
   uint32_t *sbits;   /* with bits: spins of local planes 0..n+1 */
   uint32_t *jbits;   /* with bits: the six coupling planes of local planes 1..n */
-  int bits_run;      /* with bits: slices per thread (ising_bits_choose_run) */
+  int bits_slots[3]; /* with bits: the kernel's blocks that fit on the device (ising_bits_slots) */
 } ising_dev_block;
 
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device);

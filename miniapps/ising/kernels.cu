@@ -102,14 +102,15 @@ __global__ void ising_bits_unpack_kernel(ising_block b, const uint32_t *sbits, i
     ising_bits_unpack_spins(sbits[pw + w], spin + 32 * w);
 }
 
-/* x covers the words of a plane (every sample), y the runs of slices. */
+/* x covers the words of a plane (every sample) times P threads a word, y the runs of slices. */
+template <int P>
 __global__ void ising_bits_half_sweep_kernel(ising_block b, ising_rules r, ising_bits_plan dv, uint32_t *sbits,
                                              const uint32_t *__restrict__ jbits, int colour, uint32_t t,
                                              ising_planes pl) {
-  const uint32_t unit = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
-  if (unit >= (uint32_t)ising_bits_plane_words(&b)) return;
+  const uint32_t idx = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
+  if (idx >= (uint32_t)ising_bits_plane_words(&b) * P) return;
   for (int run = (int)blockIdx.y; run < ising_bits_runs(pl, dv.run); run += (int)gridDim.y)
-    ising_bits_thread(&r, &b, &dv, sbits, jbits, pl, colour, t, unit, run);
+    ising_bits_thread(&r, &b, &dv, sbits, jbits, pl, colour, t, idx / P, (int)(idx % P), P, run);
 }
 
 extern "C" void launch_ising_bits_pack(const ising_block *b, const int8_t *spin, const uint8_t *coupling,
@@ -126,27 +127,42 @@ extern "C" void launch_ising_bits_unpack(const ising_block *b, const uint32_t *s
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
-extern "C" int ising_bits_choose_run(const ising_block *b, int slices) {
-  const char *e = getenv("ISING_BITS_RUN");
-  if (e && atoi(e) > 0) return atoi(e);
-  int dev = 0, sms = 0, per_sm = 0;
+extern "C" void ising_bits_slots(int slots[3]) {
+  int dev = 0, sms = 0, per_sm[3] = {0, 0, 0};
   KIT_CUDA_CHECK(cudaGetDevice(&dev));
   KIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ising_bits_half_sweep_kernel, kThreads, 0));
-  const long long gx = (long long)((ising_bits_plane_words(b) + kThreads - 1) / kThreads);
-  const long long runs = (long long)sms * (per_sm > 0 ? per_sm : 1) / gx;
-  const long long run = runs > 0 ? (slices + runs - 1) / runs : slices;
-  return (int)(run < ISING_BITS_MIN_RUN ? ISING_BITS_MIN_RUN : run);
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], ising_bits_half_sweep_kernel<1>, kThreads, 0));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], ising_bits_half_sweep_kernel<2>, kThreads, 0));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[2], ising_bits_half_sweep_kernel<4>, kThreads, 0));
+  for (int i = 0; i < 3; ++i) slots[i] = sms * (per_sm[i] > 0 ? per_sm[i] : 1);
+}
+
+/* A positive integer from the environment, or 0. */
+static int env_int(const char *name) {
+  const char *e = getenv(name);
+  return e && atoi(e) > 0 ? atoi(e) : 0;
 }
 
 extern "C" void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits,
                                              const uint32_t *jbits, int colour, uint32_t t, ising_planes planes,
-                                             int run, cudaStream_t stream) {
+                                             const int slots[3], cudaStream_t stream) {
   if (planes.count <= 0) return;
-  const unsigned gx = (unsigned)((ising_bits_plane_words(b) + kThreads - 1) / kThreads);
-  const int runs = ising_bits_runs(planes, run);
-  ising_bits_half_sweep_kernel<<<dim3(gx, (unsigned)(runs < 65535 ? runs : 65535)), kThreads, 0, stream>>>(
-      *b, *r, ising_bits_plan_of(b, planes, run), sbits, jbits, colour, t, planes);
+  const long long words = (long long)ising_bits_plane_words(b);
+  ising_bits_shape sh = ising_bits_shape_of(words, planes.count, slots, kThreads);
+  /* The benchmark's sweeps over the shape (README.md "Multi-spin coding"). */
+  const int P = env_int("ISING_BITS_PARTS"), B = env_int("ISING_BITS_RUN");
+  if (P == 1 || P == 2 || P == 4) sh.parts = P;
+  if (B) sh.run = B;
+  const unsigned gx = (unsigned)((words * sh.parts + kThreads - 1) / kThreads);
+  const int runs = ising_bits_runs(planes, sh.run);
+  const dim3 grid(gx, (unsigned)(runs < 65535 ? runs : 65535));
+  const ising_bits_plan dv = ising_bits_plan_of(b, planes, sh.run);
+  if (sh.parts == 1)
+    ising_bits_half_sweep_kernel<1><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
+  else if (sh.parts == 2)
+    ising_bits_half_sweep_kernel<2><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
+  else
+    ising_bits_half_sweep_kernel<4><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

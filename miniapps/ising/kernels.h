@@ -24,15 +24,16 @@ void launch_ising_half_sweep(const ising_block *b, const ising_rules *r, int8_t 
 void launch_ising_bits_pack(const ising_block *b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
                             uint32_t *jbits, cudaStream_t stream);
 void launch_ising_bits_unpack(const ising_block *b, const uint32_t *sbits, int8_t *spin, cudaStream_t stream);
-/* One half-sweep of colour c, sweep t, over the given local planes on the bits, `run` slices
- * per thread: the same sites and the same spins as ising_sweep_host. */
+/* One half-sweep of colour c, sweep t, over the given local planes on the bits: the same
+ * sites and the same spins as ising_sweep_host. slots: ising_bits_slots's, for the launch's
+ * shape (ising_bits_shape_of); ISING_BITS_PARTS=P and ISING_BITS_RUN=B in the environment
+ * set it instead (the benchmark's sweeps). */
 void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits, const uint32_t *jbits,
-                                  int colour, uint32_t t, ising_planes planes, int run, cudaStream_t stream);
-/* Slices per thread for launches of `slices` slices on the current device: as many runs as
- * fill the GPU once (a thread's first three bases repeat the previous run's draws, so the
- * longer the run the fewer draws), at least ISING_BITS_MIN_RUN; ISING_BITS_RUN=B in the
- * environment sets it (the benchmark's sweep over B). */
-int ising_bits_choose_run(const ising_block *b, int slices);
+                                  int colour, uint32_t t, ising_planes planes, const int slots[3],
+                                  cudaStream_t stream);
+/* Blocks of the msc kernel that fit on the current device at once, with 1, 2 and 4 threads a
+ * word. */
+void ising_bits_slots(int slots[3]);
 
 #ifdef __cplusplus
 }

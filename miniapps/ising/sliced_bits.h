@@ -31,6 +31,8 @@
  * another, so no atomics and no barrier. */
 #ifndef ISING_SLICED_BITS_H
 #define ISING_SLICED_BITS_H
+#include <string.h>
+
 #include "kit/fastdiv.h"
 #include "lattice.h"
 
@@ -104,9 +106,28 @@ typedef struct ising_bits_plan {
   int run;
 } ising_bits_plan;
 
-/* Shortest run of slices per thread (kernels.cu chooses; README.md "Multi-spin coding"):
- * 4 makes (4 + 3) / 4 times the minimum draws. */
-enum { ISING_BITS_MIN_RUN = 4 };
+/* A launch's shape: threads per word (1, 2 or 4) and slices per run. */
+typedef struct ising_bits_shape { int parts, run; } ising_bits_shape;
+
+/* The shape of a launch of N slices of `words` words (a plane, every sample), when slots[i]
+ * blocks of `tpb` threads fit on the GPU at once with 1, 2, 4 threads a word (i = 0, 1, 2):
+ * as many runs as fill the GPU once, with the fewest threads a word that make those runs 8
+ * slices or longer (a run repeats 3 bases of draws: 11/8 of the minimum at 8); where none
+ * does, 4 threads a word and runs of at least min(N, 4) slices. README.md "Multi-spin
+ * coding" has the measurements. */
+static inline ising_bits_shape ising_bits_shape_of(long long words, int N, const int slots[3], int tpb) {
+  ising_bits_shape sh = {4, 1};
+  for (int i = 0; i < 3; ++i) {
+    const int P = 1 << i;
+    const long long gx = (words * P + tpb - 1) / tpb, fit = slots[i] / gx;
+    const long long runs = fit > 0 ? fit : 1, run = (N + runs - 1) / runs;
+    sh.parts = P;
+    sh.run = (int)run;
+    if (run >= 8) return sh;
+  }
+  if (sh.run < (N < 4 ? N : 4)) sh.run = N < 4 ? N : 4;
+  return sh;
+}
 
 static inline ising_bits_plan ising_bits_plan_of(const ising_block *b, ising_planes pl, int run) {
   const ising_bits_plan d = {kit_fastdiv_make((uint32_t)b->L[0] / 32), kit_fastdiv_make((uint32_t)b->rows),
@@ -128,13 +149,44 @@ static inline KIT_HD uint32_t ising_bits_ro(const uint32_t *p) {
 #endif
 }
 
-/* What one thread does: word `unit` (sample, row, a: the word's offset in a plane) of the
- * launch's slices run * B .. run * B + B - 1 (cut at N). */
+/* A thread's part of a word: with P threads per word (1, 2 or 4), part h holds bytes
+ * 4h/P .. 4(h+1)/P - 1, the 8-blocks it draws for; it loads and stores only those bytes (the
+ * other parts change meanwhile), as the word with the other bits 0. Little-endian, as the
+ * device. */
+static inline KIT_HD uint32_t ising_bits_load_part(const uint32_t *w, int part, int P) {
+#ifdef __CUDA_ARCH__
+  if (P == 1) return *w;
+  if (P == 2) return (uint32_t)((const uint16_t *)w)[part] << 16 * part;
+  return (uint32_t)((const uint8_t *)w)[part] << 8 * part;
+#else
+  uint32_t v = 0;
+  memcpy((char *)&v + 4 / P * part, (const char *)w + 4 / P * part, (size_t)(4 / P));
+  return v;
+#endif
+}
+static inline KIT_HD void ising_bits_store_part(uint32_t *w, int part, int P, uint32_t v) {
+#ifdef __CUDA_ARCH__
+  if (P == 1) *w = v;
+  else if (P == 2) ((uint16_t *)w)[part] = (uint16_t)(v >> 16 * part);
+  else ((uint8_t *)w)[part] = (uint8_t)(v >> 8 * part);
+#else
+  memcpy((char *)w + 4 / P * part, (const char *)&v + 4 / P * part, (size_t)(4 / P));
+#endif
+}
+
+/* What one thread does: part `part` of P (1, 2 or 4; a constant where the kernel calls it, so
+ * the loops unroll) of word `unit` (sample, row, a: the word's offset in a plane) of the
+ * launch's slices run * B .. run * B + B - 1 (cut at N). The part's 8-blocks are kk0 .. kk0 +
+ * K - 1, K = 4 / P: its 2K groups a base. More threads a word serve launches with too few
+ * words to fill the GPU (a one-slice boundary launch, small lattices); each repeats the
+ * word's update for its own bits. */
 static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_block *b, const ising_bits_plan *dv,
                                             uint32_t *sbits, const uint32_t *jbits, ising_planes pl, int colour,
-                                            uint32_t t, uint32_t unit, int run) {
+                                            uint32_t t, uint32_t unit, int part, int P, int run) {
   const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], m = (uint32_t)b->m, Q = dv->Q;
   const uint32_t W = LX / 32;
+  const int K = 4 / P, G = 2 * K;
+  const uint32_t kk0 = (uint32_t)(K * part), shift = 8 * kk0;
   uint32_t a, y, row;
   const uint32_t kr = kit_fastdiv_qr(dv->W, unit, &a);
   const uint32_t k = kit_fastdiv_qr(dv->rows, kr, &row);
@@ -149,24 +201,25 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
   const int dqp = (int)(W * (y + LY * qp)) - (int)(W * row), dqm = (int)(W * (y + LY * qm)) - (int)(W * row);
   const int i0 = run * dv->run, i1 = i0 + dv->run < pl.count ? i0 + dv->run : pl.count;
   const int j0 = i0 - 3;
-  /* Group g of a base: 8-block kk = g / 2 of the word, parity p = g % 2, word-0 site at
+  /* Group g of a base: 8-block kk = kk0 + g / 2 of the word, parity p = g % 2, word-0 site at
    * x0 = 32 a + 8 kk + p. Its z mod m for base j0 (m divides LX and LY, 2 j0 >= -6: the sum
    * is not negative), kept up to date base by base. */
   uint32_t z0[8];
-  for (int g = 0; g < 8; ++g) {
+  for (int g = 0; g < G; ++g) {
     uint32_t z;
-    const uint32_t x0 = 32 * a + 8 * (uint32_t)(g >> 1) + (uint32_t)(g & 1);
+    const uint32_t x0 = 32 * a + 8 * (kk0 + (uint32_t)(g >> 1)) + (uint32_t)(g & 1);
     kit_fastdiv_qr(dv->m, dv->g0 + (uint32_t)(2 * j0) + 8 * m + LX + LY - x0 - y, &z);
     z0[g] = z;
   }
   /* For the slice of base j0: the bits whose z mod m is 0 are b = rz (mod m); m - 1: rz + 1. */
   uint32_t rz;
   kit_fastdiv_qr(dv->m, dv->g0 + (uint32_t)(2 * j0) + 8 * m + LX + LY - 32 * a - y, &rz);
-  /* cm[s][c]: the sites of slice j + s whose word is below thr[c], as far as drawn. */
+  /* cm[s][c]: the part's sites of slice j + s whose word is below thr[c], as far as drawn, at
+   * bit 8 g/2 + 2e + p of the part (shifted into place for the update). */
   uint32_t cm[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  const uint32_t base_s = 32 * a + LX * (y + LY * m * q); /* site of bit 0 without its z mod m */
+  const uint32_t base_s = 32 * a + 8 * kk0 + LX * (y + LY * m * q); /* the part's first site, without its z mod m */
   for (int j = j0; j < i1; ++j) {
-    for (int g = 0; g < 8; ++g) {
+    for (int g = 0; g < G; ++g) {
       const uint32_t s0 = base_s + 8 * (uint32_t)(g >> 1) + (uint32_t)(g & 1) + LX * LY * z0[g];
       const kit_philox4x32 d = ising_draw(r, (int)k, s0, colour, t);
       for (int e = 0; e < 4; ++e) {
@@ -189,8 +242,10 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
       const uint32_t xp = u0 >> 1 | ising_bits_ro(up + dxp) << 31, xm = d0 << 1 | ising_bits_ro(dn + dxm) >> 31;
       uint32_t jw[6];
       for (int dd = 0; dd < 6; ++dd) jw[dd] = ising_bits_ro(jb + (size_t)dd * nw);
-      const uint32_t s = *own;
-      *own = s ^ ising_bits_flip(s, jw, xp, ising_bits_ro(up + dyp), zp, xm, ising_bits_ro(dn + dym), zm, cm[0]);
+      const uint32_t c[3] = {cm[0][0] << shift, cm[0][1] << shift, cm[0][2] << shift};
+      const uint32_t s = ising_bits_load_part(own, part, P);
+      const uint32_t f = ising_bits_flip(s, jw, xp, ising_bits_ro(up + dyp), zp, xm, ising_bits_ro(dn + dym), zm, c);
+      ising_bits_store_part(own, part, P, s ^ f); /* the part's bytes only */
     }
     for (int s = 0; s < 3; ++s)
       for (int c = 0; c < 3; ++c) cm[s][c] = cm[s + 1][c];

@@ -6,8 +6,9 @@
 //     both launches of their plans (the staggered ferromagnet must flip everywhere);
 //   - sweeps of the emulated kernel, unpacked, give the same spins bit for bit as the host
 //     sweep on the byte layout (ising_sweep_host, a draw per site), with ghost planes
-//     exchanged as the plans say, for runs of 1, 2, 5 and 16 slices per thread and whatever
-//     order the threads run in;
+//     exchanged as the plans say, for runs of 1 to 16 slices and 1, 2 or 4 threads a word,
+//     whatever order the threads run in;
+//   - the launch shape follows its stated rule;
 //   - the bit-sliced bond count decides as ising_decide does, for every neighbourhood.
 #include <gtest/gtest.h>
 
@@ -53,15 +54,17 @@ std::vector<int8_t> unpack(const Slab &s) {
   return out;
 }
 
-// One launch of the msc kernel: every thread, in grid order or reversed.
-void bits_half_sweep(const ising_rules &r, Slab &s, ising_planes pl, int colour, uint32_t t, int run, bool reversed) {
+// One launch of the msc kernel with P threads a word and runs of `run` slices: every thread,
+// in grid order or reversed.
+void bits_half_sweep(const ising_rules &r, Slab &s, ising_planes pl, int colour, uint32_t t, int run, int P,
+                     bool reversed) {
   const ising_bits_plan dv = ising_bits_plan_of(&s.b, pl, run);
-  const uint32_t units = (uint32_t)ising_bits_plane_words(&s.b);
+  const long long units = (long long)ising_bits_plane_words(&s.b) * P;
   const long long n = (long long)ising_bits_runs(pl, run) * units;
   for (long long q = 0; q < n; ++q) {
-    const long long i = reversed ? n - 1 - q : q;
-    ising_bits_thread(&r, &s.b, &dv, s.sbits.data(), s.jbits.data(), pl, colour, t, (uint32_t)(i % units),
-                      (int)(i / units));
+    const long long i = reversed ? n - 1 - q : q, idx = i % units;
+    ising_bits_thread(&r, &s.b, &dv, s.sbits.data(), s.jbits.data(), pl, colour, t, (uint32_t)(idx / P),
+                      (int)(idx % P), P, (int)(i / units));
   }
 }
 
@@ -115,7 +118,7 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
     ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 2);
     p.p = 0;
     const ising_rules r = ising_rules_of(&p);
-    for (int run : {1, 16})
+    for (const auto &rp : std::vector<std::pair<int, int>>{{1, 1}, {16, 1}, {1, 4}, {3, 2}})
       for (int c = 0; c < 2; ++c)
         for (const ising_block &b : slabs(p, sh.ranks)) {
           ASSERT_TRUE(ising_bits_fits(&b));
@@ -124,7 +127,7 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
           for (size_t w = 0; w < st.sbits.size(); ++w) st.sbits[w] = ising_bits_pack_spins(st.spin.data(), w);
           for (ising_planes pl : launches(ising_make_plan(&b, c))) {
             ASSERT_EQ(pl.count == 1 || pl.step == 2, true);
-            bits_half_sweep(r, st, pl, c, 0, run, false);
+            bits_half_sweep(r, st, pl, c, 0, rp.first, rp.second, false);
           }
           const std::vector<int8_t> after = unpack(st);
           size_t wrong = 0, flipped = 0;
@@ -136,7 +139,7 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
               flipped += mine;
             }
           }
-          ASSERT_EQ(wrong, 0u) << tag(sh) << " colour " << c << " run " << run;
+          ASSERT_EQ(wrong, 0u) << tag(sh) << " colour " << c << " run " << rp.first << " P " << rp.second;
           EXPECT_EQ(flipped, (size_t)b.n / 2 * b.plane_stride) << tag(sh);
         }
   }
@@ -146,7 +149,8 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
 // exchanged as the plans say: the same spins after every sweep, and the spins do change.
 TEST(IsingBits, SameBitsAsTheHostSweep) {
   for (const Shape &sh : kShapes)
-    for (int run : {1, 2, 5, 16}) {
+    for (const auto &rp : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {5, 4}, {16, 1}, {16, 2}, {3, 4}}) {
+      const int run = rp.first, P = rp.second;
       const ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 2);
       const ising_rules r = ising_rules_of(&p);
       std::vector<Slab> host, bits, reversed;
@@ -159,17 +163,18 @@ TEST(IsingBits, SameBitsAsTheHostSweep) {
           for (int i = 0; i < R; ++i)
             for (ising_planes pl : launches(ising_make_plan(&host[i].b, c))) {
               ising_sweep_host(&p, &host[i].b, host[i].spin.data(), host[i].coupling.data(), c, t, pl, 1);
-              bits_half_sweep(r, bits[i], pl, c, t, run, false);
-              bits_half_sweep(r, reversed[i], pl, c, t, run, true);
+              bits_half_sweep(r, bits[i], pl, c, t, run, P, false);
+              bits_half_sweep(r, reversed[i], pl, c, t, run, P, true);
             }
           exchange(host, c);
           exchange(bits, c);
           exchange(reversed, c);
         }
         for (int i = 0; i < R; ++i) {
-          ASSERT_EQ(host[i].spin, unpack(bits[i])) << tag(sh) << " rank " << i << " sweep " << t << " run " << run;
+          ASSERT_EQ(host[i].spin, unpack(bits[i]))
+              << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " P " << P;
           ASSERT_EQ(host[i].spin, unpack(reversed[i]))
-              << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " (threads reversed)";
+              << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " P " << P << " (threads reversed)";
         }
       }
       size_t changed = 0;
@@ -213,4 +218,27 @@ TEST(IsingBits, FlipIsTheMetropolisDecision) {
           ASSERT_EQ(f, (uint32_t)(ising_decide(&r, spin, dE, word) != spin))
               << "s=" << spin << " j=" << jb << " n=" << n << " below=" << below << " bit " << bit;
         }
+}
+
+// The shape rule (ising_bits_shape_of): one wave of runs; the fewest threads a word whose runs
+// are 8 slices or more; else 4 threads a word and runs of at least min(N, 4). Slots as on an
+// H200 (132 SMs x 4 blocks of 256 threads).
+TEST(IsingBits, LaunchShapeRule) {
+  const int slots[3] = {528, 528, 528};
+  struct Case {
+    long long words;
+    int N, parts, run;
+  } cases[] = {
+      {8192, 255, 1, 16},  // L = 512 bulk: 16 runs x 32 blocks
+      {8192, 1, 4, 1},     // L = 512 boundary slice
+      {2048, 127, 4, 8},   // L = 256 bulk: 1 and 2 threads a word leave runs of 2 and 4
+      {512, 63, 4, 4},     // L = 128: no shape reaches 8; runs of 4
+      {8192, 10, 4, 4},    // a thin slab
+      {65536, 255, 1, 128}, // 8 samples at L = 512: 256 blocks a run, two runs fill the GPU
+  };
+  for (const Case &c : cases) {
+    const ising_bits_shape sh = ising_bits_shape_of(c.words, c.N, slots, 256);
+    EXPECT_EQ(sh.parts, c.parts) << c.words << " words, N " << c.N;
+    EXPECT_EQ(sh.run, c.run) << c.words << " words, N " << c.N;
+  }
 }
