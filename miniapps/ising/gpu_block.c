@@ -9,6 +9,17 @@
 #include "sliced_bits.h"
 #include "kit/check.h"
 
+/* A positive integer from the environment, 0 if unset; anything else is refused. */
+static int env_positive(const char *name) {
+  const char *e = getenv(name);
+  if (!e || !*e) return 0;
+  char *end = NULL;
+  const long v = strtol(e, &end, 10);
+  if (*end || v <= 0 || v > 1 << 20)
+    kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "%s='%s': not a positive integer", name, e);
+  return (int)v;
+}
+
 size_t ising_message_bytes(const ising_params *p, const ising_block *b) {
   return ising_msc(p) ? b->part_stride / 8 : b->part_stride;
 }
@@ -21,11 +32,16 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
   d->device = device;
   d->bits = ising_msc(p);
   KIT_CUDA_CHECK(cudaSetDevice(device));
-  const size_t words = ising_bits_plane_words(b);
   if (d->bits) {
+    const size_t words = ising_bits_plane_words(b);
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->sbits, (size_t)(b->n + 2) * words * sizeof(uint32_t)));
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->jbits, (size_t)6 * b->n * words * sizeof(uint32_t)));
     ising_bits_slots(d->bits_slots);
+    d->bits_parts = env_positive("ISING_BITS_PARTS");
+    d->bits_run = env_positive("ISING_BITS_RUN");
+    if (d->bits_parts && d->bits_parts != 1 && d->bits_parts != 2 && d->bits_parts != 4)
+      kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "ISING_BITS_PARTS=%d: threads a word must be 1, 2 or 4",
+              d->bits_parts);
   } else {
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->spin, (size_t)(b->n + 2) * b->plane_stride));
     KIT_CUDA_CHECK(cudaMalloc((void **)&d->coupling, (size_t)b->n * b->plane_stride));
@@ -35,7 +51,8 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
 
 void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream) {
   if (d->bits)
-    launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_slots, stream);
+    launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_slots,
+                                 d->bits_parts, d->bits_run, stream);
   else
     launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, colour, t, planes, stream);
 }

@@ -19,6 +19,8 @@ typedef struct ising_dev_block {
   uint32_t *sbits;   /* with bits: spins of local planes 0..n+1 */
   uint32_t *jbits;   /* with bits: the six coupling planes of local planes 1..n */
   int bits_slots[3]; /* with bits: the kernel's blocks that fit on the device (ising_bits_slots) */
+  int bits_parts;    /* with bits: threads a word and slices a thread from ISING_BITS_PARTS and */
+  int bits_run;      /* ISING_BITS_RUN (the benchmark's sweeps), or 0: the launch's own rule */
 } ising_dev_block;
 
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device);

@@ -9,8 +9,6 @@
  * and for --layout msc, one bit per spin, a thread per word of a run of slices
  * (sliced_bits.h).
  * The per-site work is lattice.h's, the functions the host sweep calls, so the bits agree. */
-#include <stdlib.h>
-
 #include "kernels.h"
 #include "kit/check.h"
 #include "sliced_bits.h"
@@ -137,22 +135,14 @@ extern "C" void ising_bits_slots(int slots[3]) {
   for (int i = 0; i < 3; ++i) slots[i] = sms * (per_sm[i] > 0 ? per_sm[i] : 1);
 }
 
-/* A positive integer from the environment, or 0. */
-static int env_int(const char *name) {
-  const char *e = getenv(name);
-  return e && atoi(e) > 0 ? atoi(e) : 0;
-}
-
 extern "C" void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits,
                                              const uint32_t *jbits, int colour, uint32_t t, ising_planes planes,
-                                             const int slots[3], cudaStream_t stream) {
+                                             const int slots[3], int parts, int run, cudaStream_t stream) {
   if (planes.count <= 0) return;
   const long long words = (long long)ising_bits_plane_words(b);
   ising_bits_shape sh = ising_bits_shape_of(words, planes.count, slots, kThreads);
-  /* The benchmark's sweeps over the shape (README.md "Multi-spin coding"). */
-  const int P = env_int("ISING_BITS_PARTS"), B = env_int("ISING_BITS_RUN");
-  if (P == 1 || P == 2 || P == 4) sh.parts = P;
-  if (B) sh.run = B;
+  if (parts) sh.parts = parts;
+  if (run) sh.run = run;
   const unsigned gx = (unsigned)((words * sh.parts + kThreads - 1) / kThreads);
   const int runs = ising_bits_runs(planes, sh.run);
   const dim3 grid(gx, (unsigned)(runs < 65535 ? runs : 65535));

@@ -25,11 +25,11 @@ void launch_ising_bits_pack(const ising_block *b, const int8_t *spin, const uint
                             uint32_t *jbits, cudaStream_t stream);
 void launch_ising_bits_unpack(const ising_block *b, const uint32_t *sbits, int8_t *spin, cudaStream_t stream);
 /* One half-sweep of colour c, sweep t, over the given local planes on the bits: the same
- * sites and the same spins as ising_sweep_host. slots: ising_bits_slots's, for the launch's
- * shape (ising_bits_shape_of); ISING_BITS_PARTS=P and ISING_BITS_RUN=B in the environment
- * set it instead (the benchmark's sweeps). */
+ * sites and the same spins as ising_sweep_host. The launch's shape follows
+ * ising_bits_shape_of from `slots` (ising_bits_slots's), except where parts (threads a word)
+ * or run (slices a thread) are not 0. */
 void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits, const uint32_t *jbits,
-                                  int colour, uint32_t t, ising_planes planes, const int slots[3],
+                                  int colour, uint32_t t, ising_planes planes, const int slots[3], int parts, int run,
                                   cudaStream_t stream);
 /* Blocks of the msc kernel that fit on the current device at once, with 1, 2 and 4 threads a
  * word. */

@@ -156,9 +156,9 @@ int main(int argc, char **argv) {
   if (planes / granule < env.nranks) {
     if (granule == 2)
       return kit_finalize(kit_usage_error(&env,
-          "ising: --layout sliced: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in pairs "
+          "ising: --layout %s: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in pairs "
           "over at most %d rank(s), not %d (use --layout checkerboard or sides with a larger common divisor)",
-          p.size[0], p.size[1], p.size[2], planes, planes / 2, env.nranks));
+          p.layout, p.size[0], p.size[1], p.size[2], planes, planes / 2, env.nranks));
     return kit_finalize(kit_usage_error(&env,
         "ising: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)", planes,
         env.nranks));
@@ -228,9 +228,12 @@ int main(int argc, char **argv) {
     if (env.rank == 0) host += 2.0 * lattice + (p.run.verify ? (p.mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p.samples : 0.0);
     if (p.run.restart) host += lattice; /* the checkpoint's spins, on every rank */
     const int devices = gpus_per_rank < env.gpus_visible ? gpus_per_rank : env.gpus_visible;
-    /* msc: the bytes while the initial state is packed, and the bits (7 planes of one bit). */
-    const double dev = v->needs_gpu ? slab * (ising_msc(&p) ? 1.0 + 7.0 / 32.0 : 1.0) : 0.0;
-    const int rc = kit_check_memory(&env, "ising", host, dev / (gpus_per_rank > 0 ? gpus_per_rank : 1), devices);
+    /* msc: the bytes while the initial state is packed, and the bits (spins of n + 2 planes,
+     * six coupling planes of n). The whole slab: kit_check_memory shares it over the devices
+     * (multi-thread's sub-slabs). */
+    const double bits = (double)ctx.blk.plane_stride * (7.0 * ctx.blk.n + 2.0) / 8.0;
+    const double dev = v->needs_gpu ? slab + (ising_msc(&p) ? bits : 0.0) : 0.0;
+    const int rc = kit_check_memory(&env, "ising", host, dev, devices);
     if (rc) return kit_finalize(rc);
   }
 

@@ -36,9 +36,6 @@
 #include "kit/fastdiv.h"
 #include "lattice.h"
 
-/* The msc kernel's conditions: the sliced layout with whole words per row. */
-static inline KIT_HD int ising_bits_fits(const ising_block *b) { return b->layout == ISING_SLICED && b->L[0] % 32 == 0; }
-
 /* Words of one plane (every sample). */
 static inline KIT_HD size_t ising_bits_plane_words(const ising_block *b) { return b->plane_stride / 32; }
 
@@ -191,7 +188,10 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
   const uint32_t kr = kit_fastdiv_qr(dv->W, unit, &a);
   const uint32_t k = kit_fastdiv_qr(dv->rows, kr, &row);
   const uint32_t q = kit_fastdiv_qr(dv->LY, row, &y);
-  const int pw = (int)ising_bits_plane_words(b), nw = b->n * pw;
+  /* A plane's words fit an int (a plane part stays below 2^31 bytes: the driver's message
+   * rule), a slab's coupling plane offsets need not. */
+  const int pw = (int)ising_bits_plane_words(b);
+  const size_t nw = (size_t)b->n * (size_t)pw;
   /* Word offsets, from the thread's word, of x +- 1's words and of the rows of y +- 1 and of
    * the next and previous q (the z-neighbours across a multiple of m). */
   const int dxp = a + 1 == W ? 1 - (int)W : 1, dxm = a == 0 ? (int)W - 1 : -1;
@@ -241,7 +241,7 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
       }
       const uint32_t xp = u0 >> 1 | ising_bits_ro(up + dxp) << 31, xm = d0 << 1 | ising_bits_ro(dn + dxm) >> 31;
       uint32_t jw[6];
-      for (int dd = 0; dd < 6; ++dd) jw[dd] = ising_bits_ro(jb + (size_t)dd * nw);
+      for (int dd = 0; dd < 6; ++dd) jw[dd] = ising_bits_ro(jb + dd * nw);
       const uint32_t c[3] = {cm[0][0] << shift, cm[0][1] << shift, cm[0][2] << shift};
       const uint32_t s = ising_bits_load_part(own, part, P);
       const uint32_t f = ising_bits_flip(s, jw, xp, ising_bits_ro(up + dyp), zp, xm, ising_bits_ro(dn + dym), zm, c);

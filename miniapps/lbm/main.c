@@ -275,7 +275,8 @@ int main(int argc, char **argv) {
     int per = 1;
     if (v->needs_gpu && strcmp(vn, "multi-thread") == 0) per = p.run.gpus > 0 ? p.run.gpus : (env.gpus_visible > 0 ? env.gpus_visible : 1);
     const int devices = per < env.gpus_visible ? per : env.gpus_visible;
-    const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab / per : 0.0, v->needs_gpu ? devices : 0);
+    /* The whole slab: kit_check_memory shares it over the devices in use. */
+    const int rc = kit_check_memory(&env, "lbm", host, v->needs_gpu ? 3.0 * LBM_Q * slab : 0.0, v->needs_gpu ? devices : 0);
     if (rc) return kit_finalize(rc);
   }
 
