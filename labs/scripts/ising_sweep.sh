@@ -10,7 +10,7 @@
 #            1:4 2:4 4:4 4:8 4:16, unverified), then the launcher's shape verified; L = 128
 #            likewise (the records do not name the shape: their order does)
 #   dual   : two GPUs (2 ranks), naive and two-stream at L = 512 (unverified) and L = 64,
-#            both layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
+#            all three layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
 mode=$1; out=$2; bin=${3:-build/bin/ising}
 here=$(cd "$(dirname "$0")" && pwd)
 run() { "$@" --json "$out" > /dev/null || { echo "ising_sweep: failed: $*" >&2; exit 1; }; }
@@ -42,7 +42,7 @@ case $mode in
     run "$bin" --variant two-stream --size 256 --layout msc --sweeps 50 --reps 5 --verify
     run "$bin" --variant two-stream --size 128 --layout msc --sweeps 50 --reps 5 --verify ;;
   dual)
-    for layout in checkerboard sliced; do for v in naive two-stream; do
+    for layout in checkerboard sliced msc; do for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
       run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --sweeps 20 --reps 3
     done; done ;;
