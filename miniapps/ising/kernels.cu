@@ -3,7 +3,7 @@
  *   - checkerboard with LX % 8 == 0: a thread per four sites of a row that share one Philox
  *     draw (ising_update_quad, 32-bit loads);
  *   - sliced with LX % 8 == 0: a thread per two groups of four sites (in slices w, w+2, w+4,
- *     w+6) that share one draw each, eight sites counted at once in a 64-bit word
+ *     w+6) that share one draw each, eight sites counted four at a time in 32-bit words
  *     (sliced_groups.h);
  *   - otherwise a thread per site (ising_update_site), x fastest across a warp;
  * and for --layout msc, one bit per spin, a thread per word of a run of slices
