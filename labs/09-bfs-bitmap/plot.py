@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""plot.py [--cpu-log FILE] [--gpu-jsonl FILE] [--outdir DIR]: lab 09's tables and figures.
+"""plot.py [--cpu-log FILE] [--gpu-jsonl FILE] [--dual-jsonl FILE] [--outdir DIR]: lab 09's tables
+and figures.
 
 CPU part: the per-level message table of the first search of every run in the log that
 run_cpu.sh wrote (the table `bfs` prints after the Graph500 block, then its --json - line):
@@ -10,7 +11,13 @@ GPU part: the harmonic-mean GTEPS of every line of bfs_sweep.sh's `single` JSONL
 gpu_h200.csv and gpu_h200.png. The JSON does not say which discovery kernel ran, so a second
 `naive` line is labelled as bfs_sweep.sh runs it: BFS_DISCOVER=edges, after the others.
 
-Defaults: the files in this folder and labs/data/h200-2026-11-23/bfs.jsonl.
+Two-GPU part: every line of bfs_sweep.sh's `dual` JSONL (two-stream on 2 ranks, grids 1x2 and
+2x1, list/bitmap/auto; multi-thread --gpus 2 in one process): grid, transfer, GTEPS, bytes per
+search, peak level, the bitmap's reduction at the peak and the phases of the profiled search
+(ms, max over ranks; docs/output-schema.md 2.4): writes gpu_h200x2.csv and gpu_h200x2.png.
+
+Defaults: the files in this folder, labs/data/h200-2026-11-23/bfs.jsonl and
+labs/data/h200x2-2026-11-24/bfs-dual-7cef646.jsonl.
 """
 import argparse
 import csv
@@ -25,6 +32,9 @@ SUM_COLS = ["scale", "transfer", "root_levels", "bytes_first_search", "bytes_per
             "peak_level_bytes", "peak_level_bytes_as_lists", "bitmap_reduction_peak",
             "GTEPS_rough", "verify"]
 GPU_COLS = ["variant", "discovery", "gpus", "GTEPS", "median_ms", "bandwidth_GBs", "verify"]
+DUAL_COLS = ["variant", "ranks", "gpus", "grid", "transfer", "GTEPS", "median_ms", "expand_B", "fold_B",
+             "peak_level_B", "peak_as_lists_B", "reduction", "expand_ms", "fold_ms", "discover_ms",
+             "update_ms", "parents_ms", "verify"]
 
 
 def parse_log(path):
@@ -82,14 +92,18 @@ def cpu_part(log, outdir):
     return lrows
 
 
+def bfs_records(jsonl):
+    """The bfs kit.result/1 records of a JSON-lines file, in file order."""
+    for line in open(jsonl):
+        if line.strip():
+            r = json.loads(line)
+            if r["app"] == "bfs":
+                yield r
+
+
 def gpu_part(jsonl, outdir):
     rows, seen_naive = [], False
-    for line in open(jsonl):
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        if r["app"] != "bfs":
-            continue
+    for r in bfs_records(jsonl):
         v = r["variant"]
         if v == "naive":
             disc = "edges (BFS_DISCOVER=edges)" if seen_naive else "thread per vertex"
@@ -108,6 +122,61 @@ def gpu_part(jsonl, outdir):
     print(f"\n# one GPU ({jsonl})")
     show(GPU_COLS, rows)
     return rows
+
+
+def dual_part(jsonl, outdir):
+    rows, title = [], ""
+    for r in bfs_records(jsonl):
+        p, res, ph = r["params"], r["results"], r["phases"]
+        title = (f"bfs, scale {p['scale']}, {p['nbfs']} roots, {r['gpus']} x {r['device']}, "
+                 f"git {r['git']} ({os.path.basename(jsonl)})")
+        ms = lambda *names: round(1e3 * sum(ph.get(n, 0.0) for n in names), 2) if any(n in ph for n in names) else ""
+        v = r["variant"] + (f" --gpus {r['gpus']}" if r["variant"] == "multi-thread" else "")
+        rows.append({"variant": v, "ranks": r["ranks"], "gpus": r["gpus"],
+                     "grid": f"{p['grid_rows']}x{p['grid_cols']}",
+                     "transfer": p["transfer"] if r["ranks"] > 1 else "no MPI message",
+                     "GTEPS": round(r["fom"]["value"], 2), "median_ms": round(1e3 * r["time_s"]["median"], 2),
+                     "expand_B": res["expand_bytes_per_search"], "fold_B": res["fold_bytes_per_search"],
+                     "peak_level_B": res["peak_level_bytes"], "peak_as_lists_B": res["peak_level_bytes_as_lists"],
+                     "reduction": round(res["bitmap_reduction_peak"], 1),
+                     "expand_ms": ms("expand"), "fold_ms": ms("fold"),
+                     # GPU ranges: two-stream's local-stream discovery (own + remote near) plus the
+                     # far part on the comm stream; multi-thread's summed over its GPUs.
+                     "discover_ms": ms("discover_own", "discover_remote_near", "discover_remote_far", "gpu_discover"),
+                     "update_ms": ms("update"), "parents_ms": ms("parents"), "verify": r["verify"]["status"]})
+    write_csv(os.path.join(outdir, "gpu_h200x2.csv"), DUAL_COLS, rows)
+    print(f"\n# two GPUs ({jsonl}); bytes per search, phases of the profiled search in ms")
+    show(DUAL_COLS, rows)
+    return rows, title
+
+
+def dual_plot(drows, title, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels = [f"{r['variant']} {r['grid']}\n{r['transfer']}" for r in drows]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    y = range(len(drows))
+    a1.barh(y, [r["GTEPS"] for r in drows], color="tab:purple")
+    for i, r in enumerate(drows):
+        a1.text(r["GTEPS"] + 0.2, i, f"{r['GTEPS']:.2f}", va="center", fontsize=8)
+    a1.set_yticks(list(y))
+    a1.set_yticklabels(labels, fontsize=7)
+    a1.invert_yaxis()
+    a1.set_xlim(0, max(r["GTEPS"] for r in drows) * 1.2)
+    a1.set_xlabel("harmonic-mean GTEPS (higher is better)")
+    sent = [(r["expand_B"] + r["fold_B"]) / 1e6 for r in drows]
+    a2.barh([i - 0.2 for i in y], sent, height=0.4, color="tab:blue", label="bytes per search")
+    a2.barh([i + 0.2 for i in y], [r["peak_level_B"] / 1e6 for r in drows], height=0.4, color="tab:red",
+            label="peak level")
+    a2.set_yticks(list(y))
+    a2.set_yticklabels([])
+    a2.invert_yaxis()
+    a2.set_xlabel("MB sent to the other rank")
+    a2.legend(fontsize=8, loc="lower right")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "gpu_h200x2.png"), dpi=110)
 
 
 def plots(lrows, grows, outdir):
@@ -162,14 +231,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpu-log", default=os.path.join(HERE, "cpu-4rank.log"))
     ap.add_argument("--gpu-jsonl", default=os.path.join(HERE, "..", "data", "h200-2026-11-23", "bfs.jsonl"))
+    ap.add_argument("--dual-jsonl",
+                    default=os.path.join(HERE, "..", "data", "h200x2-2026-11-24", "bfs-dual-7cef646.jsonl"))
     ap.add_argument("--outdir", default=HERE)
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args()
     lrows = cpu_part(a.cpu_log, a.outdir)
     grows = gpu_part(a.gpu_jsonl, a.outdir)
+    drows, dtitle = dual_part(a.dual_jsonl, a.outdir)
     if not a.no_png:
         try:
             plots(lrows, grows, a.outdir)
+            dual_plot(drows, dtitle, a.outdir)
         except ImportError:
             print("matplotlib not installed: tables only")
 
