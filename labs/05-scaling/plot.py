@@ -45,16 +45,20 @@ Writes PREFIX.csv (one row per two-GPU run: app, kind, problem, variant, T1, T2,
 and where each time came from) and PREFIX.png (eta per app and variant, the ideal at 1).
 T2 is each run on N = 2 GPUs (`gpus`; any run on more or fewer is not a T2). T1 is a run
 on one GPU (one rank) of the same app, device and configuration (config_of, without P2P
-and CPU share), chosen as the lab 05 README defines it for the two-GPU data of 2026-11-24:
+and CPU share; for bfs also without --transfer, which a one-rank search never uses), chosen
+as the lab 05 README defines it for the two-GPU data of 2026-11-24:
 - by default: `two-stream`'s one-GPU run in the same file, for every variant (the `dual`
   sweeps run no other one-GPU variant);
 - with --t1 APP=FILE: for APP, the variant's own one-GPU run in FILE (another job), e.g.
-  ising=labs/data/h200-2026-11-24/ising-large-tuned-52d1b8c.jsonl.
+  ising=labs/data/h200-2026-11-24/ising-large-tuned-52d1b8c.jsonl;
+- with --t1 TWO_GPU_FILE=FILE (KEY one of the --two-gpu files, as given): for the runs of
+  that file, the variant's own one-GPU run in FILE, which may be the file itself. It takes
+  precedence over --t1 APP=FILE, so one app's runs of two jobs can take T1 from two files.
 Strong when T1 has the same problem in total, weak when T1's problem is the two-GPU run's
 problem per GPU (as the weak series above). Strong: S = T1 / TN, eta = S / N; weak:
 eta = T1 / TN, S = N T1 / TN. Of several candidate T1 runs the last line is used. Runs with
-no T1 (other sizes, apps without a one-GPU run such as bfs) and runs matching --exclude
-(e.g. halo=pack) are listed as left out. Runs whose verification FAILED are left out;
+no T1 (other sizes, or no one-GPU run of the app) and runs matching --exclude (e.g.
+halo=pack) are listed as left out. Runs whose verification FAILED are left out;
 SKIPPED ones (--no-verify, --no-exchange) are kept and marked in the CSV.
 Standard library and matplotlib.
 """
@@ -369,24 +373,30 @@ def plot(series_rows, title, png):
 
 # ---------------------------------------------------------------------------------------------
 # --two-gpu: one GPU against two, every app in one table (lab 05 README, "Two NVIDIA H200,
-# every app but bfs, 2026-11-24").
+# every app, 2026-11-24").
 
 VARIANT_ORDER = {"two-stream": 0, "multi-thread": 1, "hybrid": 2, "naive": 3, "cpu": 4}
 KIND_ORDER = {"weak": 0, "strong": 1}
 
 
 def t1_config(r):
-    """config_of without what only a multi-GPU run has (P2P) or the CPU share."""
-    return tuple((k, v) for k, v in config_of(r).items() if k not in ("p2p", "cpu_fraction"))
+    """config_of without what only a multi-GPU run has (P2P) or the CPU share; for bfs also
+    without --transfer: on a 1 x 1 grid there is no frontier message to send as a list or a
+    bitmap (miniapps/bfs/gpu_block.c), so a one-GPU run of any --transfer is T1 of every one."""
+    skip = ("p2p", "cpu_fraction") + (("transfer",) if r["app"] == "bfs" else ())
+    return tuple((k, v) for k, v in config_of(r).items() if k not in skip)
 
 
 def setting_of(r):
-    """What tells two runs of one app and variant apart in the table: ising's layout, lbm's
-    --halo, multi-thread's P2P, tetfv's --no-exchange."""
+    """What tells two runs of one app and variant apart in the table: ising's layout, bfs's
+    process grid and --transfer (where it has more than one rank), lbm's --halo,
+    multi-thread's P2P, tetfv's --no-exchange."""
     p = r["params"]
     parts = []
     if "layout" in p:
         parts.append(p["layout"])
+    if r["app"] == "bfs" and p.get("grid_rows", 1) * p.get("grid_cols", 1) > 1:  # 1 x 1: no messages
+        parts.append(f"{p['grid_rows']}x{p['grid_cols']} grid, --transfer {p['transfer']}")
     if r["variant"] == "multi-thread":
         parts.append("P2P" if p.get("p2p", True) else "staged")
     elif "halo" in p:
@@ -396,9 +406,11 @@ def setting_of(r):
     return ", ".join(parts)
 
 
-def two_gpu_rows(files, t1_files, rules):
-    """One row per two-GPU run that has a T1, and the notes on everything left out."""
+def two_gpu_rows(files, t1_files, rules, t1_by_file=None):
+    """One row per two-GPU run that has a T1, and the notes on everything left out.
+    t1_files: {app: (path, records)}; t1_by_file: {two-GPU file: (path, records)}."""
     rows, notes = [], []
+    t1_by_file = t1_by_file or {}
     for fi, path in enumerate(files):
         recs, dropped = read(path)
         notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
@@ -416,10 +428,12 @@ def two_gpu_rows(files, t1_files, rules):
                 continue
             app = r["app"]
             prob = PROBLEMS[app]
-            if app in t1_files:
-                pool, own = t1_files[app], True
+            if path in t1_by_file:
+                (t1_src, pool), own = t1_by_file[path], True
+            elif app in t1_files:
+                (t1_src, pool), own = t1_files[app], True
             else:
-                pool, own = recs, False
+                t1_src, pool, own = path, recs, False
             want = r["variant"] if own else "two-stream"
             dims = prob.dims(r["params"])
             per_gpu = prob.weak(dims, n)
@@ -435,7 +449,7 @@ def two_gpu_rows(files, t1_files, rules):
                 elif per_gpu is not None and d == per_gpu:
                     found = ("weak", c)
             if found is None:
-                src = os.path.basename(t1_files[app][0]["_file"]) if own and t1_files[app] else os.path.basename(path)
+                src = os.path.basename(t1_src)
                 notes.append(f"{where}: {app} {r['variant']} {prob.label(dims)}"
                              + (f" {setting_of(r)}" if setting_of(r) else "") + ": no one-GPU "
                              f"{want} run of the same size (strong) or size per GPU (weak) and "
@@ -486,7 +500,8 @@ def plot_two_gpu(rows, title, png):
     fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(rows) + 2), 5.6))
     x, gap, prev, centres = 0.0, 0.6, None, {}
     for r in rows:
-        group = (r["app"], r["kind"], r["problem"])
+        # One group per app, kind, problem and tree: one app's runs of two jobs stay apart.
+        group = (r["app"], r["kind"], r["problem"], r["T2_git"].split("+")[0])
         if prev is not None and group != prev:
             x += gap
         prev = group
@@ -501,10 +516,11 @@ def plot_two_gpu(rows, title, png):
         x += 1
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_xticks([r["_x"] for r in rows])
-    ax.set_xticklabels([r["variant"] + ("\n" + r["setting"].replace(" (bound)", "").replace(", ", "\n")
-                                        if r["setting"] else "") for r in rows], fontsize=6.5)
-    for (app, kind, problem), xs in centres.items():
-        ax.text(sum(xs) / len(xs), -0.17, f"{app}, {kind}\n{problem}", ha="center", va="top",
+    ax.set_xticklabels([r["variant"] + ("\n" + r["setting"].replace(" (bound)", "").replace("--transfer ", "")
+                                        .replace(", ", "\n") if r["setting"] else "") for r in rows],
+                       fontsize=6.5)
+    for (app, kind, problem, tree), xs in centres.items():
+        ax.text(sum(xs) / len(xs), -0.17, f"{app}, {kind}\n{problem}\nat {tree}", ha="center", va="top",
                 fontsize=7.5, transform=ax.get_xaxis_transform())
     ax.set_ylim(0, 1.3)
     ax.set_ylabel("parallel efficiency eta on 2 GPUs")
@@ -527,8 +543,10 @@ def two_gpu_main(argv):
         description="One GPU against two, every app: T1, T2, S and eta per two-GPU run (lab 05).")
     ap.add_argument("--two-gpu", nargs="+", required=True, metavar="FILE.jsonl",
                     help="JSON lines holding the two-GPU runs (and, by default, their T1)")
-    ap.add_argument("--t1", action="append", default=[], metavar="APP=FILE",
-                    help="APP's T1: each variant's own one-GPU run in FILE; repeatable")
+    ap.add_argument("--t1", action="append", default=[], metavar="KEY=FILE",
+                    help="T1 of APP's runs (KEY an app) or of one --two-gpu file's runs (KEY that "
+                         "file, as given; takes precedence): each variant's own one-GPU run in "
+                         "FILE; repeatable")
     ap.add_argument("--exclude", action="append", default=[], metavar="FIELD=VALUE",
                     help="leave out two-GPU runs whose params (or top-level) FIELD equals VALUE, "
                          "e.g. halo=pack; repeatable")
@@ -543,21 +561,28 @@ def two_gpu_main(argv):
         ap.error("--t1 and --exclude take NAME=VALUE")
     if any(len(x) != 2 for x in rules + t1_specs):
         ap.error("--t1 and --exclude take NAME=VALUE")
-    t1_files, notes = {}, []
-    for app, path in t1_specs:
+    t1_files, t1_by_file, notes = {}, {}, []
+    for key, path in t1_specs:
+        if key not in PROBLEMS and key not in a.two_gpu:
+            ap.error(f"--t1 {key}=...: {key} is neither an app ({', '.join(sorted(PROBLEMS))}) "
+                     "nor one of the --two-gpu files")
         recs, dropped = read(path)
-        t1_files[app] = [r for r in recs if r["app"] == app]
+        if key in a.two_gpu:
+            t1_by_file[key] = (path, recs)
+        else:
+            t1_files[key] = (path, [r for r in recs if r["app"] == key])
         notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
-    rows, more = two_gpu_rows(a.two_gpu, t1_files, rules)
+    rows, more = two_gpu_rows(a.two_gpu, t1_files, rules, t1_by_file)
     notes += more
     if not rows:
         for d in notes:
             print(f"note: {d}")
         print("plot.py: no two-GPU run with a one-GPU T1 in " + ", ".join(a.two_gpu), file=sys.stderr)
         return 1
-    fields = [k for k in rows[0] if not k.startswith("_")]
+    # Every row's columns: the per-GPU work is points_per_unit, cells_, atoms_ or edges_per_unit.
+    fields = list(OrderedDict.fromkeys(k for r in rows for k in r if not k.startswith("_")))
     with open(a.out + ".csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     date = a.date or datetime.date.fromtimestamp(os.path.getmtime(a.two_gpu[0])).isoformat()
@@ -567,7 +592,7 @@ def two_gpu_main(argv):
              f"two {devices}, {date}" + (f"\n{a.note}" if a.note else ""))
     plot_two_gpu(rows, title, a.out + ".png")
     cols = ["app", "kind", "problem", "variant", "setting", "T1_ms", "T2_ms", "speedup", "efficiency",
-            "T1_from", "verify_T2"]
+            "T1_from", "verify_T2", "T2_git"]
     print_table(rows, cols)
     for d in notes:
         print(f"note: {d}")
