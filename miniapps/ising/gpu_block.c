@@ -20,10 +20,6 @@ static int env_positive(const char *name) {
   return (int)v;
 }
 
-size_t ising_message_bytes(const ising_params *p, const ising_block *b) {
-  return ising_msc(p) ? b->part_stride / 8 : b->part_stride;
-}
-
 void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising_block *b, int device) {
   memset(d, 0, sizeof *d);
   d->blk = *b;

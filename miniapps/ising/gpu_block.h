@@ -40,6 +40,5 @@ static inline void *ising_dev_part(const ising_dev_block *d, int local_plane, in
   if (d->bits) return d->sbits + (size_t)local_plane * (d->blk.plane_stride / 32);
   return d->spin + ising_part_offset(&d->blk, local_plane, part);
 }
-/* Bytes of a message: a plane part, an eighth of it with --layout msc. */
-size_t ising_message_bytes(const ising_params *p, const ising_block *b);
+
 #endif

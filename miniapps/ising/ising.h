@@ -45,6 +45,8 @@ int ising_layout_of(const char *name);
 /* --layout msc: the sliced layout's geometry, stored one bit per spin on the GPU
  * (sliced_bits.h); the host side (fetch, verification, --dump) sees the sliced bytes. */
 int ising_msc(const ising_params *p);
+/* Bytes of a message: a plane part, an eighth of it with --layout msc (a slice as bits). */
+size_t ising_message_bytes(const ising_params *p, const ising_block *b);
 /* Planes of the whole lattice along the decomposition direction, and the unit a rank's
  * share is counted in (sliced slabs hold whole pairs of slices, so each boundary is
  * one-coloured and every half-sweep exchanges one way: Bernaschi Fig. 5). */
@@ -59,6 +61,15 @@ void ising_fill(const ising_params *p, const ising_block *b, int8_t *spin, uint8
  * `sweep` is the global sweep index t. */
 void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin, const uint8_t *coupling,
                       int colour, uint32_t sweep, ising_planes planes, int threads);
+
+/* --layout msc on the host (sliced_bits.h: the GPU kernel's own per-thread code, one thread a
+ * word): the slab's spins as bits (local planes 0..n+1) and its six coupling bit planes
+ * (planes 1..n) from the initial state, one half-sweep over the given planes, and the
+ * interior back to bytes (n * plane_stride). */
+void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits, int threads);
+void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,
+                           int colour, uint32_t sweep, ising_planes planes, int threads);
+void ising_bits_unpack_host(const ising_block *b, const uint32_t *sbits, int8_t *interior, int threads);
 
 /* A half-sweep of colour c: the planes whose changed part a neighbour needs (boundary,
  * updated first), the rest (bulk), and the exchange after it: which local plane goes to /

@@ -3,10 +3,12 @@
  * conversion back to logical order. The per-site work is lattice.h's, shared with the GPU
  * kernels. Bernaschi et al. Sec. 3.1 and Fig. 5. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ising.h"
 #include "kit/check.h"
+#include "sliced_bits.h"
 
 static int gcd(int a, int b) {
   while (b) {
@@ -20,6 +22,10 @@ static int gcd(int a, int b) {
 int ising_layout_of(const char *name) { return strcmp(name, "checkerboard") == 0 ? ISING_CHECKERBOARD : ISING_SLICED; }
 
 int ising_msc(const ising_params *p) { return strcmp(p->layout, "msc") == 0; }
+
+size_t ising_message_bytes(const ising_params *p, const ising_block *b) {
+  return ising_msc(p) ? b->part_stride / 8 : b->part_stride;
+}
 
 int ising_global_planes(const ising_params *p) {
   return ising_layout_of(p->layout) == ISING_SLICED ? gcd(gcd(p->size[0], p->size[1]), p->size[2]) : p->size[2];
@@ -111,6 +117,45 @@ void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin,
           for (int i = 0; i < b->width; ++i) ising_update_site(&r, b, spin, coupling, colour, sweep, l, k, row, i);
         }
       }
+}
+
+void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits, int threads) {
+  /* Built in bytes by the functions every layout uses, then packed, as on the GPU. */
+  int8_t *spin = kit_malloc((size_t)(b->n + 2) * b->plane_stride, "msc fill spins");
+  uint8_t *coupling = kit_malloc((size_t)b->n * b->plane_stride, "msc fill couplings");
+  ising_fill(p, b, spin, coupling, threads);
+  const long long pw = (long long)ising_bits_plane_words(b), all = (b->n + 2) * pw, inner = b->n * pw;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long w = 0; w < all; ++w) {
+    sbits[w] = ising_bits_pack_spins(spin, (size_t)w);
+    if (w < inner) ising_bits_pack_couplings(b, coupling, jbits, (size_t)w);
+  }
+  free(spin);
+  free(coupling);
+}
+
+void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,
+                           int colour, uint32_t sweep, ising_planes planes, int threads) {
+  if (planes.count <= 0) return;
+  const ising_rules r = ising_rules_of(p);
+  const long long words = (long long)ising_bits_plane_words(b);
+  /* As few runs as give every thread a few words (a run's first three bases repeat the
+   * previous run's draws); contiguous chunks of words per thread, so no two threads write
+   * one cache line but at a chunk's edge. */
+  long long runs = (8LL * threads + words - 1) / words;
+  if (runs > planes.count) runs = planes.count;
+  const int run = (int)((planes.count + runs - 1) / runs);
+  const ising_bits_plan dv = ising_bits_plan_of(b, planes, run);
+  const long long n = (long long)ising_bits_runs(planes, run) * words;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i)
+    ising_bits_thread(&r, b, &dv, sbits, jbits, planes, colour, sweep, (uint32_t)(i % words), 0, 1, (int)(i / words));
+}
+
+void ising_bits_unpack_host(const ising_block *b, const uint32_t *sbits, int8_t *interior, int threads) {
+  const long long pw = (long long)ising_bits_plane_words(b), inner = b->n * pw;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long w = 0; w < inner; ++w) ising_bits_unpack_spins(sbits[pw + w], interior + 32 * w);
 }
 
 ising_plan ising_make_plan(const ising_block *b, int colour) {

@@ -142,10 +142,10 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "ising: --checkpoint-every needs --checkpoint FILE"));
-  if (ising_msc(&p) && (strcmp(vn, "cpu") == 0 || strcmp(vn, "hybrid") == 0))
+  if (ising_msc(&p) && strcmp(vn, "hybrid") == 0)
     return kit_finalize(kit_usage_error(&env,
-        "ising: --layout msc (one bit per spin) runs on the GPU variants naive, two-stream and multi-thread, not %s "
-        "(its CPU sweep works on bytes: use --layout sliced)", vn));
+        "ising: --layout msc (one bit per spin) runs on cpu, naive, two-stream and multi-thread, not hybrid "
+        "(its CPU share works on bytes: use --layout sliced)"));
   if (ising_msc(&p) && p.size[0] % 32 != 0)
     return kit_finalize(kit_usage_error(&env,
         "ising: --layout msc: LX must be a multiple of 32 (a row is whole 32-bit words); got LX = %d", p.size[0]));
