@@ -67,6 +67,9 @@ void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin,
  * (planes 1..n) from the initial state, one half-sweep over the given planes, and the
  * interior back to bytes (n * plane_stride). */
 void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits, int threads);
+/* The byte layout's spins (planes 0..n+1) and couplings (planes 1..n) as bits. */
+void ising_bits_pack_host(const ising_block *b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
+                          uint32_t *jbits, int threads);
 void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,
                            int colour, uint32_t sweep, ising_planes planes, int threads);
 void ising_bits_unpack_host(const ising_block *b, const uint32_t *sbits, int8_t *interior, int threads);

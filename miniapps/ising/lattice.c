@@ -124,14 +124,19 @@ void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t 
   int8_t *spin = kit_malloc((size_t)(b->n + 2) * b->plane_stride, "msc fill spins");
   uint8_t *coupling = kit_malloc((size_t)b->n * b->plane_stride, "msc fill couplings");
   ising_fill(p, b, spin, coupling, threads);
+  ising_bits_pack_host(b, spin, coupling, sbits, jbits, threads);
+  free(spin);
+  free(coupling);
+}
+
+void ising_bits_pack_host(const ising_block *b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
+                          uint32_t *jbits, int threads) {
   const long long pw = (long long)ising_bits_plane_words(b), all = (b->n + 2) * pw, inner = b->n * pw;
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (long long w = 0; w < all; ++w) {
     sbits[w] = ising_bits_pack_spins(spin, (size_t)w);
     if (w < inner) ising_bits_pack_couplings(b, coupling, jbits, (size_t)w);
   }
-  free(spin);
-  free(coupling);
 }
 
 void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,

@@ -43,8 +43,7 @@ Slab make_slab(const ising_params &p, const ising_block &b) {
   const size_t pw = ising_bits_plane_words(&b);
   s.sbits.resize((size_t)(b.n + 2) * pw);
   s.jbits.resize((size_t)6 * b.n * pw);
-  for (size_t w = 0; w < s.sbits.size(); ++w) s.sbits[w] = ising_bits_pack_spins(s.spin.data(), w);
-  for (size_t w = 0; w < (size_t)b.n * pw; ++w) ising_bits_pack_couplings(&b, s.coupling.data(), s.jbits.data(), w);
+  ising_bits_pack_host(&b, s.spin.data(), s.coupling.data(), s.sbits.data(), s.jbits.data(), 1);
   return s;
 }
 
@@ -125,7 +124,7 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
           ASSERT_EQ(b.L[0] % 32, 0);
           Slab st = make_slab(p, b);
           each_site(b, [&](int, size_t at, int x, int y, int z) { st.spin[at] = (x + y + z) % 2 ? -1 : 1; });
-          for (size_t w = 0; w < st.sbits.size(); ++w) st.sbits[w] = ising_bits_pack_spins(st.spin.data(), w);
+          ising_bits_pack_host(&b, st.spin.data(), st.coupling.data(), st.sbits.data(), st.jbits.data(), 1);
           for (ising_planes pl : launches(ising_make_plan(&b, c))) {
             ASSERT_EQ(pl.count == 1 || pl.step == 2, true);
             bits_half_sweep(r, st, pl, c, 0, rp.first, rp.second, false);
