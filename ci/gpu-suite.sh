@@ -9,7 +9,8 @@
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
 # lbm also lbm-halo; `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
-# KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests), and leave logs, JSON lines and a summary in $OUT. Device command:
+# KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_CTEST_ARGS adds ctest
+# arguments such as -R REGEX, KIT_CTEST_JOBS sets its parallelism, default 8), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
 #   git describe --always --dirty > .kit-git-describe     (and carry it: it is git-ignored)
@@ -41,7 +42,7 @@ test_rc=0
 if [ -n "${KIT_SKIP_TESTS:-}" ]; then log "tests: skipped (KIT_SKIP_TESTS: a benchmark-only run of a tree already tested)"
 else
 log "tests: gpu, smoke, mpi"
-ctest --test-dir build-gpu ${KIT_CTEST_ARGS:-} -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j 8 --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
+ctest --test-dir build-gpu ${KIT_CTEST_ARGS:-} -L "${KIT_CTEST_LABELS:-gpu|smoke|mpi|unit|cpu}" -j "${KIT_CTEST_JOBS:-8}" --timeout "${KIT_CTEST_TIMEOUT:-300}" --output-on-failure > "$OUT/ctest.log" 2>&1
 test_rc=$?
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$OUT/ctest.log" | tail -25
 fi

@@ -3,18 +3,20 @@
 # is refused (issue 9). BIN ARGS... is one app run (one rank, no launcher) without --iters.
 #  1. the uninterrupted run to ITERS steps, --dump full.bin;
 #  2. the same with --checkpoint every 3 steps and KIT_FAULT=checkpoint-kill: the process is
-#     killed half-way through writing its second checkpoint (step 6). The file on disk must
+#     killed half-way through writing its second checkpoint (step 6), into its temporary
+#     file ck.bin.tmp.XXXXXX. The file on disk must
 #     still be the first one, whole: a restart from it reaches ITERS steps, passes its own
 #     verification and dumps exactly run 1's field;
 #  3. one data byte of that checkpoint flipped: the restart is refused, exit 2, "checksum".
 set -u
 dir=$1; iters=$2; shift 2
-mkdir -p "$dir"; rm -f "$dir"/full.bin "$dir"/ck.bin "$dir"/ck.bin.tmp "$dir"/restarted.bin
+mkdir -p "$dir"; rm -f "$dir"/full.bin "$dir"/ck.bin "$dir"/ck.bin.tmp.* "$dir"/restarted.bin
 "$@" --iters "$iters" --dump "$dir/full.bin" > /dev/null || { echo "ckpt_fault_test: run 1 failed"; exit 1; }
 KIT_FAULT=checkpoint-kill "$@" --iters "$iters" --checkpoint "$dir/ck.bin" --checkpoint-every 3 > /dev/null 2>&1
 rc=$?
 [ $rc -ne 0 ] || { echo "ckpt_fault_test: the killed run exited 0 (no kill?)"; exit 1; }
-[ -f "$dir/ck.bin.tmp" ] || { echo "ckpt_fault_test: no half-written ck.bin.tmp: the kill did not hit a write"; exit 1; }
+# The half-written file is the writer's own, ck.bin.tmp.XXXXXX (kit/checkpoint.h).
+ls "$dir"/ck.bin.tmp.?????? > /dev/null 2>&1 || { echo "ckpt_fault_test: no half-written ck.bin.tmp.XXXXXX: the kill did not hit a write"; exit 1; }
 rm -f "$dir/r.jsonl"
 "$@" --iters "$iters" --restart "$dir/ck.bin" --dump "$dir/restarted.bin" --json "$dir/r.jsonl" > "$dir/restarted.txt"
 rc=$?

@@ -1,7 +1,10 @@
 /* ceiling.c: measured bandwidth ceilings with a per-machine cache (kit/ceiling.h). */
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
+
 #include "kit/ceiling.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "kit/check.h"
+#include "kit/input.h"
 
 double kit_measure_host_triad(size_t n, int reps) {
   double *a = kit_malloc(n * sizeof *a, "host triad");
@@ -38,30 +42,78 @@ double kit_measure_host_triad(size_t n, int reps) {
   return 3.0 * 8.0 * (double)n / best * 1e-9;
 }
 
-static void cache_path(char *out, size_t n) {
-  const char *p = getenv("KIT_CEILING_CACHE");
-  if (p && *p) {
-    snprintf(out, n, "%s", p);
-    return;
+/* The cache is only a shortcut: a file that cannot be used (a FIFO, a device, a directory, a
+ * damaged line, a full disk) is ignored with one warning and the ceiling is measured, never
+ * refused, because the run's answer does not depend on it. Rank 0 alone reads and writes it. */
+static int cache_unusable;
+
+/* One warning per process, then the cache is left alone. */
+static void cache_warn(const char *path, const char *why) {
+  if (!cache_unusable) {
+    char safe[600];
+    fprintf(stderr, "kit: warning: ceiling cache '%s': %s; not used (ceilings are measured)\n",
+            kit_printable(path, safe, sizeof safe), why);
   }
+  cache_unusable = 1;
+}
+
+/* The cache file's name; 0 if it does not fit `n` (then it is not used: a cut name would be
+ * another file). */
+static int cache_path(char *out, size_t n) {
+  const char *p = getenv("KIT_CEILING_CACHE");
   const char *x = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
-  if (x && *x)
-    snprintf(out, n, "%s/kit/ceilings", x);
+  int len;
+  if (p && *p)
+    len = snprintf(out, n, "%s", p);
+  else if (x && *x)
+    len = snprintf(out, n, "%s/kit/ceilings", x);
   else
-    snprintf(out, n, "%s/.cache/kit/ceilings", home && *home ? home : "/tmp");
+    len = snprintf(out, n, "%s/.cache/kit/ceilings", home && *home ? home : "/tmp");
+  if (len < 0 || (size_t)len >= n) {
+    cache_warn(p && *p ? p : "(under $XDG_CACHE_HOME or $HOME)", "the path is too long");
+    return 0;
+  }
+  return !cache_unusable;
+}
+
+/* A cached value: finite, positive and below any machine's bandwidth (1 PB/s). */
+static int parse_ceiling(const char *s, double *v) {
+  char *end = NULL;
+  errno = 0;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0' && errno == 0 && *v > 0.0 && *v < 1e6;
 }
 
 static double cache_get(const char *key) {
-  char path[512], line[1200];
-  cache_path(path, sizeof path);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0.0;
+  char path[512], err[256];
+  if (!cache_path(path, sizeof path)) return 0.0;
+  errno = 0;
+  if (access(path, F_OK) != 0 && errno == ENOENT) return 0.0; /* first run: nothing cached yet */
+  kit_lines in;
+  if (kit_lines_open(&in, path, 2048, err, sizeof err) != 0) {
+    cache_warn(path, err);
+    return 0.0;
+  }
   double v = 0.0;
   const size_t klen = strlen(key);
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, key, klen) == 0 && line[klen] == '\t') v = atof(line + klen + 1);
-  fclose(f);
+  int rc;
+  while ((rc = kit_lines_next(&in)) > 0) {
+    double got;
+    if (strncmp(in.buf, key, klen) != 0 || in.buf[klen] != '\t') continue;
+    if (!parse_ceiling(in.buf + klen + 1, &got)) {
+      snprintf(err, sizeof err, "line %lld: '%s' is not a bandwidth in GB/s", in.lineno, in.buf + klen + 1);
+      cache_warn(path, err);
+      v = 0.0;
+      break;
+    }
+    v = got; /* later lines win */
+  }
+  if (rc < 0) {
+    cache_warn(path, in.err);
+    v = 0.0;
+  }
+  kit_lines_close(&in);
   return v;
 }
 
@@ -76,15 +128,27 @@ static void mkdirs_for(const char *path) {
     }
 }
 
-/* Append, then let later lines win on read: no locking needed between writers. */
+/* Append, then let later lines win on read: no locking needed between writers (one write()
+ * of a short line to an O_APPEND file lands whole). */
 static void cache_put(const char *key, double v) {
-  char path[512];
-  cache_path(path, sizeof path);
+  char path[512], line[1100];
+  if (!cache_path(path, sizeof path)) return;
   mkdirs_for(path);
-  FILE *f = fopen(path, "a");
-  if (!f) return; /* a read-only home only costs a re-measurement next time */
-  fprintf(f, "%s\t%.3f\n", key, v);
-  fclose(f);
+  /* O_NONBLOCK: opening a FIFO for writing would wait for a reader for ever. */
+  const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    /* A read-only home only costs a re-measurement next time: no warning for that. */
+    if (errno != EACCES && errno != EROFS && errno != ENOENT) cache_warn(path, strerror(errno));
+    return;
+  }
+  struct stat st;
+  const int len = snprintf(line, sizeof line, "%s\t%.3f\n", key, v);
+  errno = 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    cache_warn(path, "is not a regular file");
+  else if (len < 0 || (size_t)len >= sizeof line || write(fd, line, (size_t)len) != (ssize_t)len)
+    cache_warn(path, errno ? strerror(errno) : "short write");
+  close(fd);
 }
 
 static double cached_or_measured(const kit_env *env, const char *key, int force,

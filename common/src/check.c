@@ -92,9 +92,33 @@ void *kit_malloc_at(size_t bytes, const char *what, const char *file, int line) 
   return p;
 }
 
+int kit_fault_parse(const char *value, char *why, size_t n) {
+  if (!value || !*value) return 0;
+  /* A name: a letter, then letters, digits, '_' or '-' (stale-halo, alloc, MPI_Allreduce). */
+  const char *p = value;
+  int ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+  for (; ok && *p && *p != '@'; ++p)
+    ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+         *p == '-';
+  if (!ok || p - value > 63) {
+    snprintf(why, n, "KIT_FAULT='%.80s': expected NAME or NAME@RANK (a fault or a CUDA/MPI function name)",
+             value);
+    return -1;
+  }
+  if (*p == '\0') return 0;
+  /* "@R": a world rank, decimal digits only: atoi("abc") was rank 0, so a typo hit rank 0. */
+  const char *r = p + 1;
+  size_t digits = strspn(r, "0123456789");
+  if (digits == 0 || r[digits] != '\0' || digits > 9) {
+    snprintf(why, n, "KIT_FAULT='%.80s': the rank after '@' must be a non-negative integer", value);
+    return -1;
+  }
+  return 0;
+}
+
 int kit_fault(const char *what) {
   const char *f = getenv("KIT_FAULT");
-  if (!f) return 0;
+  if (!f || kit_fault_parse(f, (char[8]){0}, 8) != 0) return 0;
   /* "name" applies to every rank, "name@R" to world rank R only. */
   const size_t n = strlen(what);
   if (strncmp(f, what, n) != 0) return 0;

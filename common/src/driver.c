@@ -1,6 +1,7 @@
 /* driver.c: shared driver pieces (kit/driver.h). */
 #include "kit/driver.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,15 +11,15 @@
 
 #include "kit/check.h"
 #include "kit/checkpoint.h"
+#include "kit/input.h"
 #include "kit/ranges.h"
 
 int kit_usage_error(const kit_env *env, const char *fmt, ...) {
   if (env->rank == 0) {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    kit_vlog_line(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
   }
   return KIT_EXIT_USAGE;
 }
@@ -31,27 +32,73 @@ int kit_skip(const kit_env *env, const char *app, const char *variant, const cha
   return KIT_EXIT_SKIP;
 }
 
+/* Why `path` cannot take the output of `flag`, into why, or 0 if it can. Nothing is created:
+ * a run refused later leaves no empty file behind. A regular file (or a new one in a folder
+ * that exists and is writable) always can; a character device (/dev/null, /dev/stdout) can
+ * take what is written in place, but not a checkpoint, which is renamed over its path
+ * (kit_checkpoint_target_ok: no device, no symbolic link); a directory, a FIFO (a write
+ * would wait for a reader), a socket or "" never can. */
+static int output_path_problem(const char *flag, const char *path, char *why, size_t n) {
+  const int replaced = strcmp(flag, "--checkpoint") == 0;
+  const size_t len = strlen(path);
+  if (len == 0) return snprintf(why, n, "an empty file name"), 1;
+  if (len >= 4096) return snprintf(why, n, "the file name is too long"), 1;
+  if (path[len - 1] == '/') return snprintf(why, n, "names a directory, not a file"), 1;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  /* A checkpoint is renamed over its path: only a regular file (or nothing) may be there. */
+  if (replaced && kit_checkpoint_target_ok(path, why, n) != 0) return 1;
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return snprintf(why, n, "is a directory"), 1;
+    if (S_ISFIFO(st.st_mode))
+      return snprintf(why, n, "is a FIFO, not a regular file (writing would wait for a reader)"), 1;
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+      return snprintf(why, n, "is %s, not a regular file", kit_file_kind(st.st_mode)), 1;
+    if (access(path, W_OK) != 0) return snprintf(why, n, "%s", strerror(errno)), 1;
+    if (!replaced) return 0;
+  } else if (errno != ENOENT) {
+    return snprintf(why, n, "%s", strerror(errno)), 1;
+  }
+  /* A new file, or a checkpoint (written beside itself, then renamed): its directory. */
+  if (stat(dir, &st) != 0) return snprintf(why, n, "directory '%.200s': %s", dir, strerror(errno)), 1;
+  if (!S_ISDIR(st.st_mode)) return snprintf(why, n, "'%.200s' is not a directory", dir), 1;
+  if (access(dir, W_OK | X_OK) != 0)
+    return snprintf(why, n, "cannot create a file in '%.200s': %s", dir, strerror(errno)), 1;
+  return 0;
+}
+
 int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path) {
   int bad = 0;
-  if (path && strcmp(path, "-") != 0 && env->rank == 0) {
-    /* Checked without creating the file, so a run refused later leaves nothing behind:
-     * an existing file must be writable, a new one needs a writable folder. */
-    if (access(path, F_OK) == 0) {
-      bad = access(path, W_OK) != 0;
-    } else {
-      char dir[4096];
-      snprintf(dir, sizeof dir, "%s", path);
-      char *slash = strrchr(dir, '/');
-      if (slash == dir) slash[1] = '\0';
-      else if (slash) *slash = '\0';
-      else snprintf(dir, sizeof dir, ".");
-      struct stat st;
-      bad = stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0;
-    }
-  }
+  char why[300] = "";
+  /* "-" is standard output for --json (kit_append_line); for the other flags, a file "-". */
+  if (path && env->rank == 0 && !(strcmp(path, "-") == 0 && strcmp(flag, "--json") == 0))
+    bad = output_path_problem(flag, path, why, sizeof why);
   KIT_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  if (bad) kit_usage_error(env, "%s: %s: cannot open '%s' for writing", app, flag, path);
+  if (bad) kit_usage_error(env, "%s: %s: cannot open '%s' for writing: %s", app, flag, path, why);
   return bad;
+}
+
+FILE *kit_output_open(const char *flag, const char *path, const char *mode) {
+  FILE *f = fopen(path, mode);
+  if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: cannot write '%s': %s", flag, path, strerror(errno));
+  errno = 0; /* from here on, only a failed write sets it (kit_output_close reports it) */
+  return f;
+}
+
+void kit_output_close(FILE *f, const char *flag, const char *path) {
+  /* ferror: a write that failed earlier (a full disk) may leave nothing for fclose to report;
+   * errno still holds that write's reason then. */
+  const int before = errno, failed = ferror(f);
+  errno = 0;
+  const int closed = fclose(f) == 0;
+  if (!closed || failed)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: could not write '%s': %s", flag, path,
+            !closed && errno ? strerror(errno) : before ? strerror(before) : "write error");
 }
 
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
@@ -133,6 +180,8 @@ const char *const kit_variant_names[KIT_NVARIANTS] = {"cpu", "naive", "two-strea
 
 int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
                    const char *summary, const kit_run *run, kit_describe_fn describe) {
+  /* Before parsing: ranks parsing different arguments could fail apart and hang the rest. */
+  if (kit_same_command_line(env, app, argc, argv)) return KIT_EXIT_USAGE;
   char err[512];
   const int prc = kit_parse(argc, argv, opts, err, sizeof err);
   if (prc == KIT_PARSE_ERROR) return kit_usage_error(env, "%s", err);
@@ -323,9 +372,16 @@ int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
   int io = 0;
   agree_verdict(r, env);
   if (env->rank == 0) {
+    /* A result that could not be written is a failed run: stdout (> /dev/full, a full
+     * disk) and the --json line are checked, and the verdict is exit 3 on every rank. */
+    errno = 0; /* a failed write while printing leaves its reason here */
     kit_report_print(r, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "kit: could not write the report to standard output: %s\n", errno ? strerror(errno) : "write error");
+      io = 1;
+    }
     if (json && kit_report_json(r, json) != 0) {
-      fprintf(stderr, "kit: could not append the result to '%s'\n", json);
+      fprintf(stderr, "kit: --json: could not append the result to '%s': %s\n", json, strerror(errno));
       io = 1;
     }
   }
@@ -335,7 +391,9 @@ int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
 }
 
 void kit_write_doubles(const char *path, const double *v, size_t n) {
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(v, sizeof *v, n, f) != n || fclose(f) != 0)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write %zu doubles to '%s'", n, path);
+  FILE *f = kit_output_open("--dump", path, "wb");
+  if (fwrite(v, sizeof *v, n, f) != n)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump: could not write %zu doubles to '%s': %s", n, path,
+            strerror(errno));
+  kit_output_close(f, "--dump", path);
 }

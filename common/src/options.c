@@ -73,6 +73,15 @@ static int count_opts(const kit_option *opts) {
 
 static int bounded(const kit_option *o) { return o->min <= o->max; }
 
+/* strtoll, strtoull and strtod skip leading spaces, and strtoull takes a minus sign and
+ * wraps (" -1" would be 2^64-1): a number must start with a digit, after a sign where
+ * `sign` allows one (not for unsigned values) and a '.' where `point` does (".5"). */
+static int starts_number(const char *arg, int sign, int point) {
+  if (sign && (*arg == '-' || *arg == '+')) arg++;
+  if (point && *arg == '.') arg++;
+  return *arg >= '0' && *arg <= '9';
+}
+
 static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
   char *end = NULL;
   errno = 0;
@@ -81,6 +90,10 @@ static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
       *(int *)o->dest = o->flag_value;
       return 0;
     case KIT_OPT_INT: {
+      if (!starts_number(arg, 1, 0)) {
+        snprintf(err, n, "--%s: '%s' is not an integer", o->name, arg);
+        return -1;
+      }
       const long long v = strtoll(arg, &end, 10);
       if (errno || end == arg || *end) {
         snprintf(err, n, "--%s: '%s' is not an integer", o->name, arg);
@@ -94,7 +107,7 @@ static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
       return 0;
     }
     case KIT_OPT_U64: {
-      if (arg[0] == '-') {
+      if (!starts_number(arg, 0, 0)) {
         snprintf(err, n, "--%s: '%s' is not a non-negative integer", o->name, arg);
         return -1;
       }
@@ -107,8 +120,9 @@ static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
       return 0;
     }
     case KIT_OPT_DOUBLE: {
+      /* A leading '.' is a number too (".5"); spaces, "inf", "nan" and hex are not. */
       const double v = strtod(arg, &end);
-      if (errno || end == arg || *end || !isfinite(v)) {
+      if (!starts_number(arg, 1, 1) || errno || end == arg || *end || !isfinite(v) || strpbrk(arg, "xX")) {
         snprintf(err, n, "--%s: '%s' is not a finite number", o->name, arg);
         return -1;
       }
@@ -150,9 +164,48 @@ static int set_value(kit_option *o, const char *arg, char *err, size_t n) {
   }
 }
 
+/* getopt_long takes any unambiguous prefix ("--it" for --iters) and says only '?' for an
+ * ambiguous one: list the options `arg` ("--i" or "--i=5") could abbreviate, comma-separated,
+ * into out; returns how many there are. */
+static int prefix_candidates(const kit_option *opts, int n, const char *arg, char *out, size_t outlen) {
+  out[0] = '\0';
+  if (strncmp(arg, "--", 2) != 0) return 0;
+  const char *name = arg + 2;
+  const size_t len = strcspn(name, "=");
+  if (len == 0) return 0;
+  int count = 0;
+  size_t used = 0;
+  for (int i = 0; i < n; ++i) {
+    if (strncmp(opts[i].name, name, len) != 0) continue;
+    const int w = snprintf(out + used, outlen - used, "%s--%s", count ? ", " : "", opts[i].name);
+    if (w > 0 && used + (size_t)w < outlen) used += (size_t)w;
+    count++;
+  }
+  return count;
+}
+
+/* Two spellings of one setting (ising's --sweeps and --iters: the same destination) given
+ * together would silently keep the last: the option already given that shares option i's
+ * destination under another name, or NULL. Flags are exempt (--verify ... --no-verify is
+ * an override), and so is repeating the very same option, as scripts do to override a
+ * default they were handed. */
+static const kit_option *same_setting(const kit_option *opts, int n, const char *seen, int i) {
+  if (opts[i].type == KIT_OPT_FLAG) return NULL;
+  for (int k = 0; k < n; ++k)
+    if (k != i && seen[k] && opts[k].type != KIT_OPT_FLAG && opts[k].dest == opts[i].dest) return &opts[k];
+  return NULL;
+}
+
 int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen) {
   const int n = count_opts(opts);
   struct option *lo = calloc((size_t)n + 1, sizeof *lo);
+  char *seen = calloc((size_t)n + 1, 1); /* options given so far */
+  if (!lo || !seen) {
+    free(lo);
+    free(seen);
+    snprintf(err, errlen, "%s: out of memory parsing the options", argv[0]);
+    return KIT_PARSE_ERROR;
+  }
   for (int i = 0; i < n; ++i) {
     lo[i].name = opts[i].name;
     lo[i].has_arg = opts[i].type == KIT_OPT_FLAG ? no_argument : required_argument;
@@ -173,10 +226,13 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     if (c == -1) break;
     if (c == '?') {
       const char *bad = argv[optind - 1];
+      char cands[256];
       if (optopt >= 256 && optopt < 256 + n)
         snprintf(err, errlen, "%s: option '--%s' takes no value", prog, opts[optopt - 256].name);
       else if (optopt > 0 && optopt < 128)
         snprintf(err, errlen, "%s: unknown option '-%c' (see --help)", prog, optopt);
+      else if (prefix_candidates(opts, n, bad, cands, sizeof cands) > 1)
+        snprintf(err, errlen, "%s: ambiguous option '%s' (could be %s)", prog, bad, cands);
       else
         snprintf(err, errlen, "%s: unknown option '%s' (see --help)", prog, bad);
       rc = KIT_PARSE_ERROR;
@@ -188,6 +244,13 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
       break;
     }
     kit_option *o = &opts[c - 256];
+    const kit_option *twin = same_setting(opts, n, seen, c - 256);
+    if (twin) {
+      snprintf(err, errlen, "%s: --%s and --%s set the same thing; give one of them", prog, twin->name, o->name);
+      rc = KIT_PARSE_ERROR;
+      break;
+    }
+    seen[c - 256] = 1;
     char why[300];
     if (set_value(o, optarg, why, sizeof why) != 0) {
       snprintf(err, errlen, "%s: %s", prog, why);
@@ -202,6 +265,7 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     rc = KIT_PARSE_ERROR;
   }
   free(lo);
+  free(seen);
   /* The message echoes what the user typed: keep it one printable line whatever that was
    * (found by tests/fuzz/fuzz_options.c). */
   if (rc == KIT_PARSE_ERROR)
@@ -244,7 +308,7 @@ int kit_parse_size3(const char *arg, void *dest, char *err, size_t n) {
     char *end = NULL;
     errno = 0;
     v[k] = strtol(p, &end, 10);
-    if (errno || end == p || (*end && *end != ',')) {
+    if (!starts_number(p, 1, 0) || errno || end == p || (*end && *end != ',')) {
       snprintf(err, n, "'%s' is not N or NX,NY,NZ with positive integers", arg);
       return -1;
     }

@@ -1,6 +1,7 @@
 /* ranges.c: NVTX ranges mirrored into phase timers and a Chrome trace (kit/ranges.h). */
 #include "kit/ranges.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,18 +317,23 @@ void kit_trace_write(const char *path, MPI_Comm comm) {
   }
   KIT_MPI_CHECK(MPI_Gatherv(j.buf + 1, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm));
   if (rank == 0) {
+    /* A trace that could not be written is a failed run (exit 3 with the reason), never a
+     * run that ends 0 without it: every write is checked, and the close. */
     FILE *f = fopen(path, "w");
-    if (!f) {
-      fprintf(stderr, "kit: cannot write trace '%s'\n", path);
-    } else {
-      fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
-      for (int r = 0; r < size; ++r) {
-        if (r > 0 && lens[r] > 0) fputc(',', f);
-        fwrite(all + displs[r], 1, (size_t)lens[r], f);
-      }
-      fputs("]}\n", f);
-      fclose(f);
+    if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--trace: cannot write '%s': %s", path, strerror(errno));
+    errno = 0;
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+    for (int r = 0; r < size; ++r) {
+      if (r > 0 && lens[r] > 0) fputc(',', f);
+      fwrite(all + displs[r], 1, (size_t)lens[r], f);
     }
+    fputs("]}\n", f);
+    const int before = errno, failed = ferror(f); /* errno: the failed write's reason */
+    errno = 0;
+    const int closed = fclose(f) == 0;
+    if (!closed || failed)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--trace: could not write '%s': %s", path,
+              !closed && errno ? strerror(errno) : before ? strerror(before) : "write error");
     free(lens);
     free(displs);
     free(all);

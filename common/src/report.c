@@ -1,10 +1,18 @@
 /* report.c: `key: value` lines and the kit.result/1 JSON line (kit/report.h,
  * docs/output-schema.md). */
+/* pread, ftruncate, O_CLOEXEC are POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "kit/report.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kit/check.h"
 #include "kit/version.h"
@@ -155,19 +163,80 @@ int kit_report_json(const kit_report *r, const char *path) {
   kit_json_end_array(&j);
   kit_json_end_object(&j);
   kit_json_end_object(&j);
-  int rc = 0;
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "a");
-  if (!f) {
-    rc = -1;
-  } else {
-    if (fprintf(f, "%s\n", j.buf) < 0) rc = -1;
-    if (f != stdout) {
-      if (fclose(f) != 0) rc = -1;
-    } else {
-      fflush(f);
-    }
-  }
+  const int rc = kit_append_line(path, j.buf);
+  const int e = errno;
   kit_json_free(&j);
+  errno = e;
+  return rc;
+}
+
+/* write() until all of buf is out; returns the bytes written, with errno set when short. */
+static size_t write_all(int fd, const char *buf, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = write(fd, buf + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      break;
+    }
+    done += (size_t)w;
+  }
+  return done;
+}
+
+int kit_append_line(const char *path, const char *text) {
+  const size_t n = strlen(text);
+  /* Whatever stdout holds goes first, so that "-" or /dev/stdout keep the order. */
+  if (fflush(stdout) != 0) return -1;
+  if (strcmp(path, "-") == 0) {
+    if (fwrite(text, 1, n, stdout) != n || fputc('\n', stdout) == EOF || fflush(stdout) != 0) return -1;
+    return 0;
+  }
+  /* O_RDWR to read the last byte; O_WRONLY where the file may be written but not read. */
+  int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  const int readable = fd >= 0;
+  if (fd < 0) fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  const int regular = S_ISREG(st.st_mode);
+  /* A line torn by an older build (no newline at the end): start on a line of our own. */
+  char last = '\n';
+  if (regular && readable && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  const size_t lead = last != '\n';
+  char *line = malloc(n + 2);
+  if (!line) {
+    close(fd);
+    errno = ENOMEM;
+    return -1;
+  }
+  line[0] = '\n';
+  memcpy(line + lead, text, n);
+  line[lead + n] = '\n';
+  const size_t len = lead + n + 1;
+  /* One write of the whole line: with O_APPEND it lands at the end as one piece. */
+  const size_t done = write_all(fd, line, len);
+  int e = errno, rc = 0;
+  if (done < len) {
+    rc = -1;
+    /* Cut a partial line off again, unless another writer has appended after it. */
+    struct stat now;
+    const off_t end = lseek(fd, 0, SEEK_CUR);
+    if (regular && done > 0 && end >= (off_t)done && fstat(fd, &now) == 0 && now.st_size == end)
+      (void)ftruncate(fd, end - (off_t)done);
+  }
+  if (close(fd) != 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  free(line);
+  errno = e;
   return rc;
 }
 

@@ -1,6 +1,7 @@
 /* runtime.c: MPI start-up, node-local rank, GPU choice, staging memory (kit/runtime.h). */
 #include "kit/runtime.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/input.h"
 
 static void cpu_model(char *out, size_t n) {
   snprintf(out, n, "unknown CPU");
@@ -27,6 +29,57 @@ static void cpu_model(char *out, size_t n) {
     }
   }
   fclose(f);
+}
+
+/* OpenMP threads a rank may ask for: far above any node, far below what makes libgomp
+ * fail to start its team (which ended a run as "verification failed"). */
+#define KIT_MAX_OMP_THREADS 4096
+
+/* OMP_NUM_THREADS as OpenMP defines it, a list of positive integers separated by commas
+ * (one per nesting level), each at most KIT_MAX_OMP_THREADS; unset or empty is fine.
+ * Returns 0, or -1 with one line in why. */
+static int check_omp_num_threads(char *why, size_t n) {
+  const char *v = getenv("OMP_NUM_THREADS");
+  if (!v || !*v) return 0;
+  const char *p = v;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    const size_t digits = strspn(p, "0123456789");
+    long long t = 0;
+    for (size_t i = 0; i < digits && t <= KIT_MAX_OMP_THREADS; ++i) t = 10 * t + (p[i] - '0');
+    if (digits == 0 || t < 1 || t > KIT_MAX_OMP_THREADS) {
+      snprintf(why, n, "OMP_NUM_THREADS='%.80s': expected threads per level, each an integer in [1, %d]", v,
+               KIT_MAX_OMP_THREADS);
+      return -1;
+    }
+    p += digits;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '\0') return 0;
+    if (*p++ != ',') {
+      snprintf(why, n, "OMP_NUM_THREADS='%.80s': expected threads per level, each an integer in [1, %d]", v,
+               KIT_MAX_OMP_THREADS);
+      return -1;
+    }
+  }
+}
+
+/* The environment the run depends on, checked before anything runs: one line from the
+ * lowest rank that finds a problem, then every rank exits 2 (collective). */
+static void check_environment(const kit_env *env) {
+  char why[240] = "";
+  const int bad = check_omp_num_threads(why, sizeof why) != 0 ||
+                  kit_fault_parse(getenv("KIT_FAULT"), why, sizeof why) != 0;
+  int mine = bad ? env->rank : env->nranks, first = env->nranks;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (first == env->nranks) return;
+  if (env->rank == first) {
+    for (char *c = why; *c; ++c) /* one printable line, whatever the value held */
+      if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f) *c = '?';
+    fprintf(stderr, "kit: %s\n", why);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  exit(KIT_EXIT_USAGE);
 }
 
 void kit_init(int *argc, char ***argv, kit_env *env) {
@@ -51,6 +104,7 @@ void kit_init(int *argc, char ***argv, kit_env *env) {
   char name[MPI_MAX_PROCESSOR_NAME];
   KIT_MPI_CHECK(MPI_Get_processor_name(name, &len));
   snprintf(env->host_name, sizeof env->host_name, "%s", name);
+  check_environment(env);
   env->threads = omp_get_max_threads();
   env->gpus_visible = kit_gpu_count();
   env->device = -1;
@@ -59,6 +113,17 @@ void kit_init(int *argc, char ***argv, kit_env *env) {
 }
 
 int kit_finalize(int code) {
+  /* Whatever this rank printed (a report, --help, --variant list) must have reached
+   * stdout: a run whose output was lost (a full disk, > /dev/full) did not succeed. */
+  errno = 0;
+  const int lost = fflush(stdout) != 0 || ferror(stdout);
+  const int e = errno;
+  if (lost) {
+    if (code == KIT_EXIT_OK || code == KIT_EXIT_VERIFY) {
+      fprintf(stderr, "kit: could not write standard output: %s\n", e ? strerror(e) : "write error");
+      code = KIT_EXIT_RUNTIME;
+    }
+  }
   int fin = 0;
   MPI_Finalized(&fin);
   if (!fin) MPI_Finalize();
@@ -155,11 +220,18 @@ void kit_host_free(void *p, int pinned) {
 
 double kit_now(void) { return MPI_Wtime(); }
 
+void kit_vlog_line(const char *fmt, va_list ap) {
+  /* Formatted whole, then escaped: a path or a file's bytes inside the message cannot drive
+   * the terminal or split the line, whoever built the message. */
+  char line[2048], shown[4 * sizeof line];
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(stderr, "%s\n", kit_printable(line, shown, sizeof shown));
+}
+
 void kit_log(const kit_env *env, const char *fmt, ...) {
   if (env && env->rank != 0) return;
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  kit_vlog_line(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
 }

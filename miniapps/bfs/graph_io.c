@@ -4,7 +4,9 @@
  *     entry, 1-based; the value is ignored.
  *   Edge list: one "u v" or "u v weight" line per edge, 0-based, '#' starts a comment.
  * Both are read as undirected graphs. Malformed input is refused with the line number and
- * the reason (the driver prints it and exits 2): a run never starts on half a graph. */
+ * the reason (the driver prints it and exits 2): a run never starts on half a graph. Lines
+ * come from kit_lines (kit/input.h): regular files only, lines of at most BFS_LINE_MAX bytes,
+ * no NUL bytes; the file's bytes are escaped in every message. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -14,33 +16,38 @@
 
 #include "bfs.h"
 #include "kit/check.h"
+#include "kit/input.h"
 
 /* Largest vertex number accepted: local indices are 32-bit, labels fit 44 bits of a key. */
 #define BFS_MAX_VERTEX ((int64_t)1 << 40)
+/* Longest line accepted: the Matrix Market limit (1024 characters), for edge lists too. */
+#define BFS_LINE_MAX 1024
 
 typedef struct reader {
-  FILE *f;
-  char *line;
-  size_t cap;
-  long long lineno;
+  kit_lines in;     /* the kit's bounded line reader: regular files only, no NUL bytes */
+  char *line;       /* the current line (in.buf), newline stripped */
+  long long lineno; /* its number */
+  int bad;          /* 1 once a line could not be read (in.err says why) */
   char *err;
   size_t errlen;
 } reader;
 
+/* The file's bytes in a message are escaped (kit_printable): they reach a terminal. */
 static int fail(reader *r, const char *fmt, const char *tok) {
-  char why[160];
-  snprintf(why, sizeof why, fmt, tok ? tok : "");
+  char why[256], safe[128];
+  snprintf(why, sizeof why, fmt, tok ? kit_printable(tok, safe, sizeof safe) : "");
   snprintf(r->err, r->errlen, "line %lld: %s", r->lineno, why);
   return -1;
 }
 
-/* Next line into r->line (newline stripped); 0 at end of file. */
+/* Next line into r->line (newline stripped); 0 at end of file or when it cannot be read
+ * (r->bad set: the caller's own message is then replaced by in.err). */
 static int next_line(reader *r) {
-  const ssize_t len = getline(&r->line, &r->cap, r->f);
-  if (len < 0) return 0;
-  r->lineno++;
-  if (len > 0 && r->line[len - 1] == '\n') r->line[len - 1] = '\0';
-  if (len > 1 && r->line[len - 2] == '\r') r->line[len - 2] = '\0';
+  const int got = kit_lines_next(&r->in);
+  if (got < 0) r->bad = 1;
+  if (got <= 0) return 0;
+  r->line = r->in.buf;
+  r->lineno = r->in.lineno;
   return 1;
 }
 
@@ -85,8 +92,8 @@ static void push(bfs_edges *e, int64_t *cap, int64_t u, int64_t v) {
 
 static int read_mtx(reader *r, bfs_edges *e) {
   char *tok[8];
-  /* Header: the banner was line 1. */
-  char banner[1024];
+  /* Header: the banner was line 1 (lines are at most BFS_LINE_MAX long). */
+  char banner[BFS_LINE_MAX + 1];
   snprintf(banner, sizeof banner, "%s", r->line);
   const int nt = tokens(banner, tok, 8);
   if (nt != 5 || strcasecmp(tok[1], "matrix") != 0)
@@ -167,11 +174,8 @@ static int read_el(reader *r, bfs_edges *e) {
 
 int bfs_read_graph(const char *path, bfs_edges *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  reader r = {fopen(path, "r"), NULL, 0, 0, err, errlen};
-  if (!r.f) {
-    snprintf(err, errlen, "cannot open: %s", strerror(errno));
-    return -1;
-  }
+  reader r = {.err = err, .errlen = errlen};
+  if (kit_lines_open(&r.in, path, BFS_LINE_MAX, err, errlen) != 0) return -1;
   int rc;
   if (!next_line(&r)) {
     snprintf(err, errlen, "empty file");
@@ -183,12 +187,17 @@ int bfs_read_graph(const char *path, bfs_edges *out, char *err, size_t errlen) {
     if (len > 4 && strcasecmp(path + len - 4, ".mtx") == 0) rc = fail(&r, "a .mtx file must start with '%%%%MatrixMarket'%s", NULL);
     else rc = read_el(&r, out);
   }
+  /* A line that could not be read ends the file early for the parsers; its reason (too
+   * long, a NUL byte, a read error) is the one to report. */
+  if (r.bad) {
+    snprintf(err, errlen, "%s", r.in.err);
+    rc = -1;
+  }
   if (rc == 0 && out->m == 0) {
     snprintf(err, errlen, "no edges");
     rc = -1;
   }
-  free(r.line);
-  fclose(r.f);
+  kit_lines_close(&r.in);
   if (rc != 0) bfs_edges_free(out);
   out->m_total = out->m;
   out->first = 0;

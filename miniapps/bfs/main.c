@@ -16,6 +16,7 @@
 #include "kit/check.h"
 #include "kit/driver.h"
 #include "kit/hybrid.h"
+#include "kit/input.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
 #include "kit/stats.h"
@@ -197,7 +198,9 @@ int main(int argc, char **argv) {
       hdr.m = file.m;
     }
     KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
-    if (hdr.bad) return kit_finalize(kit_usage_error(&env, "bfs: --graph '%s': %s", p.graph, hdr.why));
+    char safe[300];
+    if (hdr.bad)
+      return kit_finalize(kit_usage_error(&env, "bfs: --graph '%s': %s", kit_printable(p.graph, safe, sizeof safe), hdr.why));
     N = hdr.n;
     M = hdr.m;
   } else {
@@ -423,9 +426,9 @@ int main(int argc, char **argv) {
       gather(&graph, &env, parent_own, level_own, parent, level);
       if (env.rank == 0 && p.run.verify) check_search(&csr, &all, roots[k], parent, level, oracle, nedge, &fail);
       if (env.rank == 0 && k == 0 && p.dump_parents) {
-        FILE *f = fopen(p.dump_parents, "wb");
-        if (!f || fwrite(parent, sizeof(int64_t), (size_t)N, f) != (size_t)N || fclose(f) != 0)
-          kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write %lld parents to '%s'", (long long)N, p.dump_parents);
+        FILE *f = kit_output_open("--dump-parents", p.dump_parents, "wb");
+        fwrite(parent, sizeof(int64_t), (size_t)N, f);
+        kit_output_close(f, "--dump-parents", p.dump_parents); /* a short write is checked here (ferror) */
       }
     }
   }

@@ -31,8 +31,7 @@ void ising_checkpoint_save(const ising_params *p, const kit_env *env, const int8
   double ident[KIT_CKPT_MAX_IDENT];
   const int n = ising_checkpoint_ident(p, ident);
   const uint64_t count = (uint64_t)p->size[0] * p->size[1] * p->size[2] * (uint64_t)p->samples;
-  if (kit_checkpoint_write(p->run.checkpoint, "ising", (uint64_t)sweep, ident, n, logical, 1, count) != 0)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", p->run.checkpoint);
+  kit_checkpoint_save(p->run.checkpoint, "ising", (uint64_t)sweep, ident, n, logical, 1, count);
 }
 
 int8_t *ising_restart_load(const ising_params *p, const kit_env *env) {
@@ -46,6 +45,12 @@ int8_t *ising_restart_load(const ising_params *p, const kit_env *env) {
     /* The file was checked before anything was allocated; a failure now is I/O. */
     if (kit_checkpoint_read(p->run.restart, "ising", ident, n, 1, count, &step, all, err, sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
+    /* Replaced since the pre-run check read it (another run writing the same path): its
+     * field belongs to another step than the one this run starts from. */
+    if (step != (uint64_t)p->start_sweep)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "--restart '%s': the file changed during the run (step %llu, was %d)", p->run.restart,
+              (unsigned long long)step, p->start_sweep);
   }
   /* In pieces: an MPI count is an int. */
   for (size_t at = 0; at < count; at += (size_t)INT_MAX) {

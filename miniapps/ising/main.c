@@ -334,10 +334,9 @@ int main(int argc, char **argv) {
   const double m_mean = ising_observables(&p, &env, logical, &rep);
   if (p.run.verify) ising_verify(&p, &env, logical, m_mean, &rep);
   if (p.dump && env.rank == 0) {
-    FILE *f = fopen(p.dump, "wb");
-    const size_t bytes = (size_t)attempts;
-    if (!f || fwrite(logical, 1, bytes, f) != bytes || fclose(f) != 0)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump '%s': write failed", p.dump);
+    FILE *f = kit_output_open("--dump", p.dump, "wb");
+    fwrite(logical, 1, (size_t)attempts, f);
+    kit_output_close(f, "--dump", p.dump); /* a short write is checked here (ferror) */
   }
   free(logical);
 

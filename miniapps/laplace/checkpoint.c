@@ -27,8 +27,8 @@ void laplace_checkpoint_save(const laplace_params *p, const kit_env *env, const 
   double ident[KIT_CKPT_MAX_IDENT];
   const int n = laplace_checkpoint_ident(p, ident);
   const uint64_t count = (uint64_t)p->size[0] * p->size[1] * p->size[2];
-  if (kit_checkpoint_write(p->run.checkpoint, "laplace", (uint64_t)step, ident, n, gathered, sizeof(double), count) != 0)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", p->run.checkpoint);
+  kit_checkpoint_save(p->run.checkpoint, "laplace", (uint64_t)step, ident, n, gathered, sizeof(double),
+                      count);
 }
 
 double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplace_block *b) {
@@ -48,6 +48,12 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
     if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all, err,
                             sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
+    /* Replaced since the pre-run check read it (another run writing the same path): its
+     * field belongs to another step than the one this run starts from. */
+    if (step != (uint64_t)p->start_step)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "--restart '%s': the file changed during the run (step %llu, was %d)", p->run.restart,
+              (unsigned long long)step, p->start_step);
   }
   kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane, MPI_DOUBLE, sizeof(double));
   free(all);

@@ -143,7 +143,12 @@ int main(int argc, char **argv) {
   /* (The end GPUs' threads call MPI themselves: MPI_THREAD_MULTIPLE.) */
   const int is_mt = v == find_variant("multi-thread");
   int gpus_total = 0;
-  const int gpus_per_rank = kit_choose_gpus(&env, "laplace", v->needs_gpu, is_mt ? LAPLACE_MT_MAX_GPUS : 0,
+  /* Without --gpus, multi-thread takes every visible GPU that has a plane to hold: the
+   * default must not refuse a problem because of the machine it lands on (1x1x2 on four
+   * GPUs); a --gpus the planes cannot hold stays refused below. */
+  int mt_max = LAPLACE_MT_MAX_GPUS;
+  if (!p.run.gpus_given && p.size[2] / env.nranks < mt_max) mt_max = p.size[2] / env.nranks;
+  const int gpus_per_rank = kit_choose_gpus(&env, "laplace", v->needs_gpu, is_mt ? mt_max : 0,
                                             MPI_THREAD_MULTIPLE, p.run.gpus, &gpus_total);
   if (gpus_per_rank < 0) return kit_finalize(KIT_EXIT_USAGE);
   if (is_mt && p.size[2] < env.nranks * gpus_per_rank)

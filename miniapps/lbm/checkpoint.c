@@ -29,8 +29,7 @@ void lbm_checkpoint_save(const lbm_params *p, const kit_env *env, const double *
   double ident[KIT_CKPT_MAX_IDENT];
   const int n = lbm_checkpoint_ident(p, ident);
   const uint64_t count = (uint64_t)LBM_Q * p->size[0] * p->size[1] * p->size[2];
-  if (kit_checkpoint_write(p->run.checkpoint, "lbm", (uint64_t)step, ident, n, gathered, sizeof(double), count) != 0)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", p->run.checkpoint);
+  kit_checkpoint_save(p->run.checkpoint, "lbm", (uint64_t)step, ident, n, gathered, sizeof(double), count);
 }
 
 double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b) {
@@ -50,6 +49,12 @@ double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b) 
     if (kit_checkpoint_read(p->run.restart, "lbm", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all, err,
                             sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
+    /* Replaced since the pre-run check read it (another run writing the same path): its
+     * field belongs to another step than the one this run starts from. */
+    if (step != (uint64_t)p->start_step)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "--restart '%s': the file changed during the run (step %llu, was %d)", p->run.restart,
+              (unsigned long long)step, p->start_step);
   }
   kit_scatter_planes(MPI_COMM_WORLD, all, mine, k0 - 1, k1 - k0 + 1, plane, MPI_DOUBLE, sizeof(double));
   free(all);

@@ -10,6 +10,7 @@
 
 #include "ak2005.h"
 #include "kit/check.h"
+#include "kit/driver.h"
 #include "lbm.h"
 #include "verify.h"
 
@@ -24,8 +25,7 @@ static void put_be(FILE *f, double x) {
 
 void lbm_write_vtk(const lbm_params *p, const char *path, const double *all, int steps) {
   const size_t n = (size_t)p->size[0] * p->size[1] * p->size[2];
-  FILE *f = fopen(path, "wb");
-  if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write '%s'", path);
+  FILE *f = kit_output_open("--vtk", path, "wb");
   fprintf(f, "# vtk DataFile Version 3.0\nlbm %s Re=%g U=%g step %d (cell centres)\nBINARY\n", p->flow, p->re,
           p->u_ref, steps);
   fprintf(f, "DATASET STRUCTURED_POINTS\nDIMENSIONS %d %d %d\nORIGIN 0.5 0.5 0.5\nSPACING 1 1 1\n", p->size[0],
@@ -36,15 +36,14 @@ void lbm_write_vtk(const lbm_params *p, const char *path, const double *all, int
   for (size_t c = 0; c < n; ++c)
     for (int a = 1; a < 4; ++a) put_be(f, all[4 * c + a]);
   fputc('\n', f);
-  if (ferror(f) | (fclose(f) != 0)) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write '%s'", path);
+  kit_output_close(f, "--vtk", path); /* every put_be above is checked here (ferror) */
 }
 
 void lbm_write_profile(const lbm_params *p, const char *path, const double *all, int steps) {
   const int cavity = strcmp(p->flow, "cavity") == 0;
   const int nmax = p->size[0] > p->size[2] ? p->size[0] : p->size[2];
   double *s = kit_malloc((size_t)nmax * sizeof *s, "profile"), *v = kit_malloc((size_t)nmax * sizeof *v, "profile");
-  FILE *f = fopen(path, "w");
-  if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write '%s'", path);
+  FILE *f = kit_output_open("--profile", path, "w");
   fprintf(f, "# lbm %s, %d x %d x %d cells, Re %g, U %g, tau %.6f, step %d; velocities / U\n", p->flow, p->size[0],
           p->size[1], p->size[2], p->re, p->u_ref, p->tau, steps);
   fprintf(f, "line,source,s,velocity\n");
@@ -64,7 +63,7 @@ void lbm_write_profile(const lbm_params *p, const char *path, const double *all,
         fprintf(f, "%s,analytic,%.6f,%.10g\n", name, (k - 0.5) / p->size[2], lbm_poiseuille_exact(p, k));
     }
   }
-  if (ferror(f) | (fclose(f) != 0)) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write '%s'", path);
+  kit_output_close(f, "--profile", path);
   free(s);
   free(v);
 }

@@ -13,7 +13,13 @@
  * of cells, nothing is periodic (every shift 0), an empty neighbour beyond a wall makes no cell
  * frontier, and the empty cells touching owned ones are external cells without a connection
  * (so every owned cell keeps 27 neighbours and the force loop needs no test).
+ * Every count derived from the box and rc is checked in 64 bits first (pt_check_tiling):
+ * an --input header of 65534.5 x 65534.5 x 3.5 at rc 1 once wrapped the int cell count of
+ * build() and overflowed the heap (tests/hostile/particles.cmake).
  * Pure code, no MPI: tests/particles checks it on hand-made decompositions. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +61,35 @@ pt_binner pt_binner_of(const pt_params *p, const pt_decomp *d, const pt_cell_ent
 int pt_cell_of(const pt_params *p, const pt_decomp *d, const double x[3]) {
   const pt_binner b = pt_binner_of(p, d, d->array);
   return pt_bin(&b, x);
+}
+
+int pt_check_tiling(const pt_params *p, char *err, size_t errlen) {
+  /* In double: nc is at most 1e6 per axis (pt_derive_cells), so nothing wraps, and a
+   * product above 2^53 is still far above the limits. */
+  const double cells = (double)p->nc[0] * p->nc[1] * p->nc[2];
+  const double shell = (double)(p->nc[0] + 2) * (p->nc[1] + 2) * (p->nc[2] + 2);
+  if (shell > (double)PT_MAX_CELLS) {
+    snprintf(err, errlen,
+             "--rc %g tiles the box %.6g x %.6g x %.6g into %d x %d x %d cells, %.3g with their one-cell "
+             "shell, more than %lld (a larger --rc or a smaller box)",
+             p->rc, p->box[0], p->box[1], p->box[2], p->nc[0], p->nc[1], p->nc[2], shell, PT_MAX_CELLS);
+    return -1;
+  }
+  if (cells > (double)PT_SPARSE_CELLS && cells > (double)PT_CELLS_PER_PARTICLE * (double)p->n) {
+    snprintf(err, errlen,
+             "--rc %g tiles the box %.6g x %.6g x %.6g into %d x %d x %d = %.3g cells for %lld particles, "
+             "more than %d cells a particle (a larger --rc or a smaller box)",
+             p->rc, p->box[0], p->box[1], p->box[2], p->nc[0], p->nc[1], p->nc[2], cells, p->n,
+             PT_CELLS_PER_PARTICLE);
+    return -1;
+  }
+  return 0;
+}
+
+double pt_tile_cells_max(const int nc[3], const int dims[3]) {
+  double c = 1.0;
+  for (int a = 0; a < 3; ++a) c *= (double)(nc[a] / dims[a] + (nc[a] % dims[a] != 0) + 2);
+  return c;
 }
 
 static int cmp_entry(const void *a, const void *b) {
@@ -168,7 +203,13 @@ static void build(pt_decomp *d) {
   const int *nc = d->nc;
   int ext[3];
   for (int a = 0; a < 3; ++a) ext[a] = d->hi[a] - d->lo[a] + 2; /* the bounding box plus its shell */
-  const int nbox = ext[0] * ext[1] * ext[2];
+  const int64_t nbox = (int64_t)ext[0] * ext[1] * ext[2];
+  /* pt_check_tiling (the box) and pt_geom_setup (walls) refuse larger tilings as input:
+   * reaching this is a caller that skipped them, not a size to allocate. */
+  if (nbox > PT_MAX_CELLS * 27)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "cell tiling: a tile's box of %d x %d x %d cells exceeds the int indices", ext[0], ext[1],
+            ext[2]);
   /* Classify every cell of the extended bounding box. */
   int *group = kit_malloc((size_t)nbox * sizeof *group, "cell groups");
   int count[3] = {0, 0, 0};
@@ -187,13 +228,16 @@ static void build(pt_decomp *d) {
               touches |= o;
             }
         const int g = own ? (foreign ? PT_FRONTIER : PT_INTERNAL) : (touches ? PT_EXTERNAL : -1);
-        group[(k * ext[1] + j) * ext[0] + i] = g;
+        group[((size_t)k * ext[1] + j) * ext[0] + i] = g;
         if (g >= 0) count[g]++;
       }
   d->first[0] = 0;
   d->first[1] = count[0];
   d->first[2] = count[0] + count[1];
   d->first[3] = d->ncells = count[0] + count[1] + count[2];
+  if ((int64_t)d->ncells * 27 > INT_MAX) /* the neighbour table's 27 lid + m */
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "cell tiling: %d local cells exceed the int indices",
+            d->ncells);
   d->coord = kit_malloc((size_t)d->ncells * 3 * sizeof *d->coord, "cell coordinates");
   d->array = kit_malloc((size_t)d->ncells * sizeof *d->array, "cell array");
   /* Local indices: each group numbered in gid order (the box walk is in gid order). */
@@ -201,7 +245,7 @@ static void build(pt_decomp *d) {
   for (int k = 0; k < ext[2]; ++k)
     for (int j = 0; j < ext[1]; ++j)
       for (int i = 0; i < ext[0]; ++i) {
-        const int g = group[(k * ext[1] + j) * ext[0] + i];
+        const int g = group[((size_t)k * ext[1] + j) * ext[0] + i];
         if (g < 0) continue;
         const int c[3] = {d->lo[0] - 1 + i, d->lo[1] - 1 + j, d->lo[2] - 1 + k};
         const int lid = next[g]++;
@@ -250,9 +294,11 @@ static void build(pt_decomp *d) {
   /* The connection matrix: a frontier cell goes to the connections of its external
    * neighbours, each once, in connection order. */
   const int nf = count[1];
+  /* A frontier cell has 26 neighbours, so at most 26 connections, however many there are. */
+  const int row = d->nconn < 26 ? (d->nconn > 0 ? d->nconn : 1) : 26;
   d->conn_start = kit_malloc((size_t)(nf + 1) * sizeof *d->conn_start, "connection matrix");
-  d->conn_list = kit_malloc((size_t)(nf > 0 ? nf : 1) * (size_t)(d->nconn > 0 ? d->nconn : 1) * sizeof *d->conn_list,
-                            "connection matrix");
+  d->conn_list =
+      kit_malloc((size_t)(nf > 0 ? nf : 1) * (size_t)row * sizeof *d->conn_list, "connection matrix");
   int *mark = kit_malloc((size_t)(d->nconn > 0 ? d->nconn : 1) * sizeof *mark, "connection marks");
   int pos = 0;
   for (int f = 0; f < nf; ++f) {
@@ -315,4 +361,88 @@ void pt_particles_free(pt_particles *s) {
   free(s->x);
   free(s->v);
   memset(s, 0, sizeof *s);
+}
+
+/* One particle of the pair search: its wrapped global cell, id and position. */
+typedef struct close_entry {
+  int64_t cell, id;
+  const double *x;
+} close_entry;
+
+static int cmp_close(const void *a, const void *b) {
+  const close_entry *x = a, *y = b;
+  if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The global cell of x, wrapped into [0, nc) per axis (the index over the nc grid). */
+static int64_t wrapped_cell(const pt_params *p, const double x[3], int c[3]) {
+  for (int a = 0; a < 3; ++a) {
+    const int n = p->nc[a];
+    c[a] = ((cell_coord(x[a], p->inv_side[a], p->box[a], n) % n) + n) % n;
+  }
+  return ((int64_t)c[2] * p->nc[1] + c[1]) * p->nc[0] + c[0];
+}
+
+static void add_entries(const pt_params *p, const pt_particles *s, close_entry *e, long long *m) {
+  for (long long i = 0; s && i < s->n; ++i) {
+    int c[3];
+    e[*m].cell = wrapped_cell(p, s->x + 3 * i, c);
+    e[*m].id = s->id[i];
+    e[(*m)++].x = s->x + 3 * i;
+  }
+}
+
+int pt_close_pair(const pt_params *p, const pt_particles *mine, const pt_particles *near, double rmin,
+                  int64_t pair[2], double *dist) {
+  const long long total = mine->n + (near ? near->n : 0);
+  close_entry *e = kit_malloc((size_t)(total > 0 ? total : 1) * sizeof *e, "pair check");
+  long long m = 0;
+  add_entries(p, mine, e, &m);
+  add_entries(p, near, e, &m);
+  qsort(e, (size_t)m, sizeof *e, cmp_close);
+  int found = 0;
+  for (long long i = 0; i < mine->n; ++i) {
+    const double *xi = mine->x + 3 * i;
+    int c[3];
+    wrapped_cell(p, xi, c);
+    /* The 27 cells around (distinct when nc >= 3; each a run of the sorted entries). */
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int off[3] = {dx, dy, dz};
+          int w[3];
+          for (int a = 0; a < 3; ++a) w[a] = (c[a] + off[a] + p->nc[a]) % p->nc[a];
+          const int64_t key = ((int64_t)w[2] * p->nc[1] + w[1]) * p->nc[0] + w[0];
+          long long lo = 0, hi = m; /* the first entry of cell key */
+          while (lo < hi) {
+            const long long mid = lo + (hi - lo) / 2;
+            if (e[mid].cell < key)
+              lo = mid + 1;
+            else
+              hi = mid;
+          }
+          for (long long j = lo; j < m && e[j].cell == key; ++j) {
+            if (e[j].id == mine->id[i]) continue;
+            double r2 = 0.0;
+            for (int a = 0; a < 3; ++a) {
+              double t = e[j].x[a] - xi[a]; /* the minimum image */
+              if (t > 0.5 * p->box[a]) t -= p->box[a];
+              if (t < -0.5 * p->box[a]) t += p->box[a];
+              r2 += t * t;
+            }
+            if (!(r2 < rmin * rmin)) continue;
+            const int64_t lo_id = e[j].id < mine->id[i] ? e[j].id : mine->id[i];
+            const int64_t hi_id = e[j].id < mine->id[i] ? mine->id[i] : e[j].id;
+            if (!found || lo_id < pair[0] || (lo_id == pair[0] && hi_id < pair[1])) {
+              pair[0] = lo_id;
+              pair[1] = hi_id;
+              *dist = sqrt(r2);
+            }
+            found = 1;
+          }
+        }
+  }
+  free(e);
+  return found;
 }

@@ -121,6 +121,9 @@ void pt_pack_frontier(const pt_params *p, const pt_decomp *d, const int *cstart,
 #pragma omp parallel for schedule(dynamic, 64) if (nf > 64)
   for (int f = 0; f < nf; ++f) {
     const int c = d->first[1] + f;
+    /* An empty cell copies nothing, and a connection that gets nothing has no buffer to
+     * point into (NULL + 0 is undefined: the fuzzer's set-up found it). */
+    if (cstart[c] == cstart[c + 1]) continue;
     for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
       const int k = d->conn_list[q];
       const int *sh = d->conn[k].shift;

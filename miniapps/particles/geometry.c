@@ -40,8 +40,11 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen) {
   double v[4];
   const char *why = NULL;
   if (got <= 0) {
-    snprintf(err, errlen, "line %ld: %s", r.line + (got == 0),
-             got == 0 ? "expected the header 'NX NY NZ H', found the end of the file" : "line too long");
+    if (got < 0)
+      snprintf(err, errlen, "%s", r.err);
+    else
+      snprintf(err, errlen, "line %ld: expected the header 'NX NY NZ H', found the end of the file",
+               r.line + 1);
     goto out;
   }
   if (pt_parse_numbers(r.buf, v, 4, &why) != 0) {
@@ -78,7 +81,7 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen) {
         snprintf(err, errlen, "line %ld: expected %d rows of voxels (NY x NZ), the file ends after %d",
                  r.line + 1, rows, row);
       else
-        snprintf(err, errlen, "line %ld: line too long", r.line);
+        snprintf(err, errlen, "%s", r.err);
       goto out;
     }
     const char *w = r.buf + strspn(r.buf, " \t\r\n");
@@ -114,7 +117,10 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen) {
   }
   got = pt_reader_next(&r);
   if (got != 0) {
-    snprintf(err, errlen, "line %ld: %s", r.line, got < 0 ? "line too long" : "more rows than NY x NZ");
+    if (got < 0)
+      snprintf(err, errlen, "%s", r.err);
+    else
+      snprintf(err, errlen, "line %ld: more rows than NY x NZ", r.line);
     goto out;
   }
   if (open == 0) {
@@ -124,7 +130,7 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen) {
   checksum(g);
   rc = 0;
 out:
-  fclose(r.f);
+  pt_reader_close(&r);
   if (rc) {
     free(g->mask);
     g->mask = NULL;

@@ -103,15 +103,20 @@ void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particl
 
 /* The shared line reader (reader.h). */
 int pt_reader_next(pt_reader *r) {
-  while (fgets(r->buf, sizeof r->buf, r->f)) {
-    r->line++;
-    const size_t len = strlen(r->buf);
-    if (len == sizeof r->buf - 1 && r->buf[len - 1] != '\n' && !feof(r->f)) return -1;
+  int got;
+  while ((got = kit_lines_next(&r->in)) > 0) {
+    r->line = (long)r->in.lineno;
+    r->buf = r->in.buf;
     char *hash = strchr(r->buf, '#');
     if (hash) *hash = '\0';
     if (strspn(r->buf, " \t\r\n") < strlen(r->buf)) return 1;
   }
-  return 0;
+  if (got < 0) snprintf(r->err, sizeof r->err, "%s", r->in.err);
+  return got;
+}
+
+void pt_reader_close(pt_reader *r) {
+  kit_lines_close(&r->in);
 }
 
 int pt_parse_numbers(const char *s, double *v, int n, const char **why) {
@@ -143,15 +148,12 @@ int pt_parse_numbers(const char *s, double *v, int n, const char **why) {
 
 int pt_reader_open(pt_reader *r, const char *path, char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
-  r->f = fopen(path, "r");
-  if (!r->f) {
-    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-    return -1;
-  }
+  if (kit_lines_open(&r->in, path, PT_LINE_MAX, err, errlen) != 0) return -1;
+  r->buf = r->in.buf;
   r->bytes = LLONG_MAX;
-  if (fseek(r->f, 0, SEEK_END) == 0) {
-    r->bytes = ftell(r->f);
-    rewind(r->f);
+  if (fseek(r->in.f, 0, SEEK_END) == 0) {
+    r->bytes = ftell(r->in.f);
+    rewind(r->in.f);
   }
   return 0;
 }
@@ -161,7 +163,10 @@ static int read_header(pt_reader *r, long long *n, double box[3], char *err, siz
   double v[3];
   int rc = pt_reader_next(r);
   if (rc <= 0) {
-    snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the particle count, found the end of the file" : "line too long");
+    if (rc < 0)
+      snprintf(err, errlen, "%s", r->err);
+    else
+      snprintf(err, errlen, "line %ld: expected the particle count, found the end of the file", r->line + 1);
     return -1;
   }
   if (pt_parse_numbers(r->buf, v, 1, &why) != 0 || v[0] != floor(v[0]) || v[0] < 2 || v[0] > 1e12) {
@@ -179,7 +184,11 @@ static int read_header(pt_reader *r, long long *n, double box[3], char *err, siz
   }
   rc = pt_reader_next(r);
   if (rc <= 0) {
-    snprintf(err, errlen, "line %ld: %s", r->line + (rc == 0), rc == 0 ? "expected the box edges LX LY LZ, found the end of the file" : "line too long");
+    if (rc < 0)
+      snprintf(err, errlen, "%s", r->err);
+    else
+      snprintf(err, errlen, "line %ld: expected the box edges LX LY LZ, found the end of the file",
+               r->line + 1);
     return -1;
   }
   if (pt_parse_numbers(r->buf, box, 3, &why) != 0) {
@@ -198,7 +207,7 @@ int pt_read_header(const char *path, long long *n, double box[3], char *err, siz
   pt_reader r;
   if (pt_reader_open(&r, path, err, errlen) != 0) return -1;
   const int rc = read_header(&r, n, box, err, errlen);
-  fclose(r.f);
+  pt_reader_close(&r);
   return rc;
 }
 
@@ -215,9 +224,11 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
   for (long long k = 0; rc == 0 && k < n; ++k) {
     const int got = pt_reader_next(&r);
     if (got <= 0) {
-      snprintf(err, errlen, "line %ld: %s", r.line + (got == 0),
-               got == 0 ? "the file ends early" : "line too long");
-      if (got == 0) snprintf(err, errlen, "line %ld: expected %lld particles, the file ends after %lld", r.line + 1, n, k);
+      if (got < 0)
+        snprintf(err, errlen, "%s", r.err);
+      else
+        snprintf(err, errlen, "line %ld: expected %lld particles, the file ends after %lld", r.line + 1, n,
+                 k);
       rc = -1;
       break;
     }
@@ -253,11 +264,14 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
   if (rc == 0) {
     const int got = pt_reader_next(&r);
     if (got != 0) {
-      snprintf(err, errlen, "line %ld: %s", r.line, got < 0 ? "line too long" : "more particle lines than the count says");
+      if (got < 0)
+        snprintf(err, errlen, "%s", r.err);
+      else
+        snprintf(err, errlen, "line %ld: more particle lines than the count says", r.line);
       rc = -1;
     }
   }
   free(seen);
-  fclose(r.f);
+  pt_reader_close(&r);
   return rc;
 }

@@ -16,6 +16,7 @@
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/hybrid.h"
+#include "kit/input.h"
 #include "kit/report.h"
 #include "kit/slab.h"
 #include "geometry.h"
@@ -75,17 +76,80 @@ static int owner_of(const owner_arg *a, const int cell[3]) {
   return pt_rank_of(a->dims, rc);
 }
 
-/* Does this rank own the cell of x (one of its tiles does)? (the `keep` of the initial state) */
-static int owns(const void *arg, const double x[3]) {
-  const owner_arg *a = arg;
-  const pt_params *p = a->p;
-  int cell[3];
+/* The cell of x in cell[]; 0 if x lies outside the grid. */
+static int cell_of(const pt_params *p, const double x[3], int cell[3]) {
   for (int k = 0; k < 3; ++k) {
     cell[k] = cell_coord(x[k], p->inv_side[k], p->box[k], p->nc[k]);
     if (cell[k] < 0 || cell[k] >= p->nc[k]) return 0;
   }
+  return 1;
+}
+
+/* Does this rank own the cell of x (one of its tiles does)? (the `keep` of the initial state) */
+static int owns(const void *arg, const double x[3]) {
+  const owner_arg *a = arg;
+  int cell[3];
+  if (!cell_of(a->p, x, cell)) return 0;
   const int q = owner_of(a, cell);
   return q >= 0 && q / a->tiles_per_rank == a->rank;
+}
+
+/* Is x in a cell this rank owns or in one of their 26 neighbours (the periodic box)? What
+ * --input keeps: the spacing check needs the particles around this rank's own. */
+static int owns_or_near(const void *arg, const double x[3]) {
+  const owner_arg *a = arg;
+  const pt_params *p = a->p;
+  int cell[3];
+  if (!cell_of(p, x, cell)) return 0;
+  for (int m = 0; m < 27; ++m) {
+    const int n[3] = {(cell[0] + m % 3 - 1 + p->nc[0]) % p->nc[0],
+                      (cell[1] + (m / 3) % 3 - 1 + p->nc[1]) % p->nc[1],
+                      (cell[2] + m / 9 - 1 + p->nc[2]) % p->nc[2]};
+    const int q = owner_of(a, n);
+    if (q >= 0 && q / a->tiles_per_rank == a->rank) return 1;
+  }
+  return 0;
+}
+
+/* --input: no two particles closer than PT_MIN_SPACING (coincident ones have an infinite
+ * force: the first step threw them out of their cells, exit 3). `init` holds what
+ * owns_or_near kept; the neighbours are split off, leaving this rank's own, each rank tests
+ * the pairs of its own particles (pt_close_pair) and the first pair by ids over all ranks is
+ * the verdict, on every rank, whatever the rank count. Collective; 0 or KIT_EXIT_USAGE. */
+static int check_spacing(const owner_arg *a, pt_particles *init, const kit_env *env) {
+  pt_particles near = {0};
+  long long kept = 0;
+  for (long long i = 0; i < init->n; ++i) {
+    if (!owns(a, init->x + 3 * i)) {
+      pt_particles_push(&near, init->id[i], init->x + 3 * i, init->v + 3 * i);
+      continue;
+    }
+    init->id[kept] = init->id[i];
+    memmove(init->x + 3 * kept, init->x + 3 * i, 3 * sizeof(double));
+    memmove(init->v + 3 * kept, init->v + 3 * i, 3 * sizeof(double));
+    kept++;
+  }
+  init->n = kept;
+  int64_t pair[2] = {0, 0};
+  double dist = 0.0;
+  const int found = pt_close_pair(a->p, init, &near, PT_MIN_SPACING, pair, &dist);
+  pt_particles_free(&near);
+  /* Ids below 1e12 (pt_read_header) are exact in a double. */
+  double mine[3] = {found ? (double)pair[0] : INFINITY, found ? (double)pair[1] : INFINITY, dist};
+  double *all = kit_malloc((size_t)env->nranks * 3 * sizeof *all, "spacing verdict");
+  KIT_MPI_CHECK(MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, MPI_COMM_WORLD));
+  int best = 0;
+  for (int r = 1; r < env->nranks; ++r)
+    if (all[3 * r] < all[3 * best] || (all[3 * r] == all[3 * best] && all[3 * r + 1] < all[3 * best + 1]))
+      best = r;
+  const double first = all[3 * best], second = all[3 * best + 1], d = all[3 * best + 2];
+  free(all);
+  if (isinf(first)) return 0;
+  char safe[300];
+  return kit_usage_error(env,
+                         "particles: --input %s: particles %.0f and %.0f are %.6g apart, closer than %g "
+                         "(coincident or overlapping)",
+                         kit_printable(a->p->input, safe, sizeof safe), first, second, d, PT_MIN_SPACING);
 }
 
 /* The tiling of tile q: of the grid dims (x fastest), or of the owner map. */
@@ -112,8 +176,7 @@ static void dump_cells(const owner_arg *a, const pt_particles *init, const char 
   }
   KIT_MPI_CHECK(MPI_Reduce(mine, all, ncell, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
   if (env->rank == 0) {
-    FILE *f = fopen(path, "w");
-    if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump-cells: cannot write '%s'", path);
+    FILE *f = kit_output_open("--dump-cells", path, "w");
     fprintf(f, "# particles --dump-cells: domain %s, %d ranks, %d x %d x %d cells of %.6g x %.6g x %.6g\n", p->domain,
             env->nranks, nc[0], nc[1], nc[2], p->side[0], p->side[1], p->side[2]);
     fprintf(f, "# cx cy cz rank particles frontier\n");
@@ -134,7 +197,7 @@ static void dump_cells(const owner_arg *a, const pt_particles *init, const char 
           }
           fprintf(f, "%d %d %d %d %d %d\n", cx, cy, cz, q, all[(cz * nc[1] + cy) * nc[0] + cx], frontier);
         }
-    if (fclose(f) != 0) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump-cells: cannot write '%s'", path);
+    kit_output_close(f, "--dump-cells", path); /* every fprintf above is checked here (ferror) */
   }
   free(mine);
   free(all);
@@ -198,9 +261,8 @@ static void write_checkpoint(void *arg, void *state, int done) {
     const int nid = checkpoint_ident(c->p, ident);
     if (got != c->p->n)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "checkpoint: %lld particles gathered, expected %lld", got, c->p->n);
-    if (kit_checkpoint_write(c->p->run.checkpoint, "particles", (uint64_t)(c->p->start_step + done), ident, nid, all,
-                             sizeof(double), (uint64_t)PT_REC * (uint64_t)got) != 0)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", c->p->run.checkpoint);
+    kit_checkpoint_save(c->p->run.checkpoint, "particles", (uint64_t)(c->p->start_step + done), ident, nid, all,
+                        sizeof(double), (uint64_t)PT_REC * (uint64_t)got);
   }
   free(all);
 }
@@ -280,19 +342,31 @@ int main(int argc, char **argv) {
     } else {
       if (cells_given)
         return kit_finalize(kit_usage_error(&env, "particles: --cells does not apply with --domain FILE (the mask gives the size)"));
-      if (pt_geom_read(p.domain, &geom, err, sizeof err) != 0)
-        return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, err));
+      /* Every rank reads the mask: all of them must read the same bytes, and agree on the
+       * verdict, or one rank's missing file would leave the others waiting (kit/input.h). */
+      char why[700];
+      snprintf(why, sizeof why, "particles: --domain %s", p.domain);
+      if (kit_same_file(&env, p.domain, why)) return kit_finalize(KIT_EXIT_USAGE);
+      const int ok = pt_geom_read(p.domain, &geom, err, sizeof err) == 0;
+      snprintf(why, sizeof why, "particles: --domain %s: %s", p.domain, err); /* kit_agree escapes it */
+      if (kit_agree(&env, ok, why)) return kit_finalize(KIT_EXIT_USAGE);
     }
-    if (pt_geom_setup(&p, &geom, err, sizeof err) != 0)
-      return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", p.domain, err));
+    if (pt_geom_setup(&p, &geom, err, sizeof err) != 0) {
+      char safe[300];
+      return kit_finalize(kit_usage_error(&env, "particles: --domain %s: %s", kit_printable(p.domain, safe, sizeof safe), err));
+    }
   } else if (p.input) {
     if (cells_given || density_given || temp_given)
       return kit_finalize(kit_usage_error(&env, "particles: --%s does not apply with --input (the file gives the particles)",
                                           cells_given ? "cells" : density_given ? "density" : "temp"));
-    char err[300];
-    if (pt_read_header(p.input, &p.n, p.box, err, sizeof err) != 0 ||
-        pt_read_particles(&p, NULL, NULL, NULL, err, sizeof err) != 0)
-      return kit_finalize(kit_usage_error(&env, "particles: --input %s: %s", p.input, err));
+    char err[300], why[700];
+    /* Every rank reads the file (kit/input.h: same bytes everywhere, one verdict for all). */
+    snprintf(why, sizeof why, "particles: --input %s", p.input);
+    if (kit_same_file(&env, p.input, why)) return kit_finalize(KIT_EXIT_USAGE);
+    const int ok = pt_read_header(p.input, &p.n, p.box, err, sizeof err) == 0 &&
+                   pt_read_particles(&p, NULL, NULL, NULL, err, sizeof err) == 0;
+    snprintf(why, sizeof why, "particles: --input %s: %s", p.input, err); /* kit_agree escapes it */
+    if (kit_agree(&env, ok, why)) return kit_finalize(KIT_EXIT_USAGE);
     pt_derive_cells(&p);
   } else {
     pt_derive(&p);
@@ -305,6 +379,13 @@ int main(int argc, char **argv) {
       return kit_finalize(kit_usage_error(&env,
           "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
           p.rc, "xyz"[a], p.box[a], p.nc[a], p.nc[a] == 1 ? "" : "s"));
+  /* A tiling the int cell indices cannot hold, or a box of mostly empty cells (cells.c),
+   * before anything is sized by it. (Walls: pt_geom_setup has its own limits.) */
+  if (!irregular) {
+    char err[400];
+    if (pt_check_tiling(&p, err, sizeof err) != 0)
+      return kit_finalize(kit_usage_error(&env, "particles: %s", err));
+  }
   /* multi-thread tiles the box over ranks x threads (one thread per GPU, --gpus or every
    * visible one); the others over the ranks. A machine without a GPU skips below. */
   int tiles_per_rank = 1;
@@ -373,17 +454,22 @@ int main(int argc, char **argv) {
     double host = 500.0 * (double)p.n / env.nranks + 1e6;
     if (env.rank == 0 && (p.n <= p.allpairs_max || p.dump)) host += 300.0 * (double)p.n;
     if (p.run.restart) host += 8.0 * PT_REC * (double)p.n; /* the checkpoint, on every rank */
+    /* The cells of this rank's tiles, shell included (a sparse box's cost, not its particles'). */
+    const double tile_cells = pt_tile_cells_max(p.nc, dims);
+    host += PT_CELL_HOST_BYTES * tile_cells * tiles_per_rank;
     /* GPU variants: pinned mirrors (about 100 bytes a particle with the copies) and the
      * fetch; on the device about 230 bytes a particle slot (two sets for the sort, forces,
      * the sort's permutation, the leaver records), slots for the copies of the external cells
-     * too: 700 bytes a particle is generous for tiles of a few thousand cells or more. */
+     * too: 700 bytes a particle is generous for tiles of a few thousand cells or more; and
+     * the tile's cell rows, cell array and neighbour table on the device. */
     double dev = 0.0;
     int devices = 0;
     if (v->needs_gpu) {
       host += 200.0 * (double)p.n / env.nranks;
       const int per = is_mt ? tiles_per_rank : 1;
       devices = per < env.gpus_visible ? per : env.gpus_visible;
-      dev = 700.0 * (double)p.n / ntiles * per / (devices > 0 ? devices : 1) + 64e6;
+      const double per_tile = 700.0 * (double)p.n / ntiles + PT_CELL_DEVICE_BYTES * tile_cells;
+      dev = per_tile * per / (devices > 0 ? devices : 1) + 64e6;
     }
     const int rc = kit_check_memory(&env, "particles", host, dev, devices);
     if (rc) return kit_finalize(rc);
@@ -462,8 +548,10 @@ int main(int argc, char **argv) {
     }
   } else if (p.input) {
     char err[300];
-    if (pt_read_particles(&p, owns, &keep_arg, &init, err, sizeof err) != 0)
+    if (pt_read_particles(&p, owns_or_near, &keep_arg, &init, err, sizeof err) != 0)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed while reading: %s", err);
+    const int bad = check_spacing(&keep_arg, &init, &env); /* leaves init with this rank's own */
+    if (bad) return kit_finalize(bad);
   } else {
     pt_lattice(&p, owns, &keep_arg, &init);
   }

@@ -57,6 +57,26 @@ void pt_derive(pt_params *p);
 /* Cells per axis, sides and cutoff terms from p->box and p->rc. */
 void pt_derive_cells(pt_params *p);
 
+/* Limits of the periodic box's tiling (cells.c). A tile's cells, shell included, are int
+ * local indices with 27 neighbours each (27 x PT_MAX_CELLS < 2^31), so the global grid with
+ * its one-cell shell, (nc0 + 2)(nc1 + 2)(nc2 + 2), may hold at most PT_MAX_CELLS cells; and a
+ * tiling of more than PT_SPARSE_CELLS cells with more than PT_CELLS_PER_PARTICLE cells a
+ * particle is a box of empty cells (an --input header with a far too large box, or a tiny
+ * --rc), refused rather than allocated. A lattice at the lowest --density and --rc has at
+ * most 1000 cells a particle. */
+#define PT_MAX_CELLS (1LL << 26)
+#define PT_SPARSE_CELLS (1LL << 20)
+#define PT_CELLS_PER_PARTICLE 4096
+/* Host and device bytes per local cell (cells.c, cpu.c, gpu_tile.c): the tiling's arrays
+ * (coordinates, cell array, 27 neighbours, connection matrix, shell map) and the variant's
+ * rows, twice (the driver builds a second tiling for its report); for kit_check_memory. */
+#define PT_CELL_HOST_BYTES 640.0
+#define PT_CELL_DEVICE_BYTES 160.0
+/* Closest distance two particles of an --input file may be (in units of sigma): a pair at
+ * 0.5 has an energy of 16,000 epsilon and a force that throws both more than a cell in one
+ * step at the default --dt; coincident particles have an infinite one. */
+#define PT_MIN_SPACING 0.5
+
 /* Cell groups of Sec. 3.2.1 (the local index encodes the group: internal cells are numbered
  * first, then frontier, then external, "saving the first index for each set"). */
 enum { PT_INTERNAL = 0, PT_FRONTIER = 1, PT_EXTERNAL = 2 };
@@ -115,6 +135,13 @@ int64_t pt_gid(const int nc[3], const int c[3]);
 /* Binary search of the cell array: the local index of gid, or -1 when the cell is not
  * this rank's (the particle is not in the subdomain or its shell). */
 int pt_lookup(const pt_decomp *d, int64_t gid);
+/* Refuses a periodic box's tiling beyond PT_MAX_CELLS or sparser than
+ * PT_CELLS_PER_PARTICLE (counted in 64 bits, before anything is allocated): 0, or -1 with
+ * one line naming --rc, the box and the cell counts in err. Needs p->nc, p->box, p->rc, p->n. */
+int pt_check_tiling(const pt_params *p, char *err, size_t errlen);
+/* The most local cells (owned and shell) a tile of the grid dims over nc cells per axis has:
+ * the product of (ceil(nc / dims) + 2), in double (for the memory estimate). */
+double pt_tile_cells_max(const int nc[3], const int dims[3]);
 /* Group (PT_INTERNAL, ...) of local cell lid. */
 static inline int pt_group(const pt_decomp *d, int lid) {
   return lid < d->first[1] ? PT_INTERNAL : lid < d->first[2] ? PT_FRONTIER : PT_EXTERNAL;
@@ -133,6 +160,14 @@ typedef struct pt_particles {
 void pt_particles_reserve(pt_particles *s, long long cap);
 void pt_particles_push(pt_particles *s, int64_t id, const double x[3], const double v[3]);
 void pt_particles_free(pt_particles *s);
+/* Pairs closer than rmin in the periodic box (minimum image; needs p->nc >= 3 per axis):
+ * every pair of a particle of `mine` with one of `mine` or `near` (the particles of the cells
+ * around mine's, in the same frame, disjoint from mine) is tested, cell by neighbouring cell.
+ * Returns 1 with the first such pair by ids (pair[0] < pair[1], smallest pair[0], then
+ * pair[1]) and its distance, or 0. Pure (no MPI): a rank tests its own particles, and the
+ * smallest pair over the ranks is the same whatever the rank count. */
+int pt_close_pair(const pt_params *p, const pt_particles *mine, const pt_particles *near, double rmin,
+                  int64_t pair[2], double *dist);
 
 /* The initial state (init.c). Every rank walks all N particles in id order, so sums (the
  * momentum removed, the temperature rescaled) are the same on every rank and for every rank

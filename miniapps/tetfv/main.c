@@ -19,6 +19,7 @@
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/hybrid.h"
+#include "kit/input.h"
 #include "kit/ranges.h"
 #include "kit/report.h"
 #include "kit/slab.h"
@@ -133,9 +134,8 @@ static void write_checkpoint(void *arg, void *state, int done) {
   if (c->env->rank == 0) {
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = tetfv_checkpoint_ident(c->p, c->mesh, c->g, ident);
-    if (kit_checkpoint_write(c->p->run.checkpoint, "tetfv", (uint64_t)(c->p->start_step + done), ident, nid, all,
-                             sizeof(double), (uint64_t)c->n) != 0)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "could not write checkpoint '%s'", c->p->run.checkpoint);
+    kit_checkpoint_save(c->p->run.checkpoint, "tetfv", (uint64_t)(c->p->start_step + done), ident, nid, all,
+                        sizeof(double), (uint64_t)c->n);
   }
   free(all);
   free(mine);
@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   tetfv_assembly_info info;
   memset(&info, 0, sizeof info);
-  struct { int bad, ncells, iters, width, nodes, skipped, nodominant, nograd, start; double dt, dt_stable; char why[300]; } hdr;
+  struct { int bad, ncells, iters, width, nodes, skipped, nodominant, nograd, start; double dt, dt_stable, theta; char why[300]; } hdr;
   memset(&hdr, 0, sizeof hdr);
   int *part = NULL;
   double *u0 = NULL, *ustart = NULL; /* the true initial field (oracle); where the run starts */
@@ -279,6 +279,24 @@ int main(int argc, char **argv) {
     if (!hdr.bad) {
       if (mesh.skipped) kit_log(&env, "tetfv: %s: skipped %d elements that are not tetrahedra", p.mesh, mesh.skipped);
       tetfv_assemble(&p, &mesh, &g, &info);
+      if (info.limited) /* the fall-back, said once: the figure of merit changes with it */
+        kit_log(&env, "tetfv: --flux corrected: the full correction lets a mode grow on this mesh (set-up probe); "
+                      "using it limited to %.3g of itself, which is provably dissipative (README.md \"Stability\")",
+                info.theta);
+      if (info.bad_cell >= 0) { /* README.md "Stability": growing, and no limit of it provably dissipative */
+        const int c = info.bad_cell, nb = mesh.nbr[4 * (size_t)c + info.bad_face];
+        char at[48] = "", other[64] = "its boundary face";
+        if (mesh.line) snprintf(at, sizeof at, " (line %ld)", mesh.line[c]);
+        if (nb >= 0 && mesh.line)
+          snprintf(other, sizeof other, "cell %d (line %ld)", nb, mesh.line[nb]);
+        else if (nb >= 0)
+          snprintf(other, sizeof other, "cell %d", nb);
+        snprintf(hdr.why, sizeof hdr.why,
+                 "cell %d%s and %s: K S . d <= 0 across their face (K-obtuse for this --aniso): "
+                 "the corrected flux grows and no limit of it is provably dissipative",
+                 c, at, other);
+        hdr.bad = 1;
+      }
       part = kit_malloc((size_t)mesh.ncells * sizeof(int), "partition");
       if (tetfv_partition(&mesh, env.nranks, part, hdr.why, sizeof hdr.why)) hdr.bad = 3;
       u0 = kit_malloc((size_t)mesh.ncells * sizeof(double), "initial field");
@@ -314,6 +332,7 @@ int main(int argc, char **argv) {
     hdr.width = info.max_width;
     hdr.skipped = mesh.skipped;
     hdr.nodominant = info.rows_not_dominant;
+    hdr.theta = info.theta;
     hdr.nograd = info.rows_no_gradient;
   }
   KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
@@ -321,7 +340,8 @@ int main(int argc, char **argv) {
   if (hdr.bad == 2) return kit_finalize(kit_usage_error(&env, "tetfv: %s", hdr.why));
   if (hdr.bad) {
     tetfv_mesh_free(&mesh);
-    return kit_finalize(kit_usage_error(&env, "tetfv: --mesh '%s': %s", p.mesh, hdr.why));
+    char safe[300];
+    return kit_finalize(kit_usage_error(&env, "tetfv: --mesh '%s': %s", kit_printable(p.mesh, safe, sizeof safe), hdr.why));
   }
   p.start_step = hdr.start;
   p.run.iters = hdr.iters;
@@ -455,6 +475,7 @@ int main(int argc, char **argv) {
     kit_report_result(&rep, "t_end", p.dt * p.run.iters, "time");
     kit_report_result(&rep, "max_row_width", hdr.width, "slots");
     kit_report_result(&rep, "rows_not_dominant", hdr.nodominant, "rows");
+    kit_report_result(&rep, "flux_limiter", hdr.theta, "");
     kit_report_result(&rep, "separator_cells", (double)sum[0], "cells");
     kit_report_result(&rep, "ghost_cells", (double)sum[1], "cells");
     kit_report_result(&rep, "interior_distance", dmax[0], "rows");

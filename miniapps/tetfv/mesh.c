@@ -185,6 +185,27 @@ int tetfv_mesh_connect(tetfv_mesh *m, char *err, size_t errlen) {
         free(keys);
         return -1;
       }
+      /* Both cells are positively oriented, so a conforming pair has its far vertices on
+       * opposite sides of the face; on the same side they overlap (the same vertex: the
+       * same element twice). The sign of an exact-input determinant, no tolerance needed
+       * beyond the degeneracy test above (each apex is far from the face plane). */
+      const int pa = m->tet[4 * (size_t)a->cell + a->f], pb = m->tet[4 * (size_t)b->cell + b->f];
+      const double *f0 = m->xyz + 3 * (size_t)a->v[0], *f1 = m->xyz + 3 * (size_t)a->v[1],
+                   *f2 = m->xyz + 3 * (size_t)a->v[2];
+      const double sa = tetfv_det6(f0, f1, f2, m->xyz + 3 * (size_t)pa),
+                   sb = tetfv_det6(f0, f1, f2, m->xyz + 3 * (size_t)pb);
+      if (pa == pb || (sa > 0.0) == (sb > 0.0)) {
+        if (m->line)
+          snprintf(at, sizeof at, "the tetrahedra of lines %ld and %ld", m->line[a->cell], m->line[b->cell]);
+        else
+          snprintf(at, sizeof at, "cells %d and %d", a->cell, b->cell);
+        if (pa == pb)
+          snprintf(err, errlen, "%s are the same element (the same four nodes)", at);
+        else
+          snprintf(err, errlen, "%s overlap (both lie on the same side of their shared face)", at);
+        free(keys);
+        return -1;
+      }
       m->nbr[4 * (size_t)a->cell + a->f] = b->cell;
       m->nbr[4 * (size_t)b->cell + b->f] = a->cell;
       m->nfaces_interior++;

@@ -20,40 +20,47 @@
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/input.h"
 #include "tetfv.h"
 
+/* Longest line accepted. gmsh writes short lines except in $Entities (bounding boxes and
+ * lists of bounding entities), which stay far below this; a longer line is refused with its
+ * number, never cut (a cut number would read as another number). */
+#define MSH_LINE_MAX 65535
+
 typedef struct reader {
-  FILE *f;
+  kit_lines in;    /* the kit's bounded line reader: regular files only, no NUL bytes */
   long bytes;      /* the file's size: a count no file of this size can hold is refused */
-  char *line;
-  size_t cap;
   long lineno;
+  int bad;         /* 1 once a line could not be read (in.err says why) */
   char *err;
   size_t errlen;
-  char buf[512];   /* a copy of the line for tokenising */
-  char *tok[32];
+  char *tok[32];   /* tokens of the current line, in in.buf */
   int ntok;
 } reader;
 
+/* The message may quote the file's bytes: escaped (kit_printable), it reaches a terminal. */
 __attribute__((format(printf, 2, 3))) static int fail(reader *r, const char *fmt, ...) {
-  char why[300];
+  char why[300], safe[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
-  snprintf(r->err, r->errlen, "line %ld: %s", r->lineno, why);
+  if (r->bad) snprintf(r->err, r->errlen, "%s", r->in.err); /* the line that could not be read */
+  else snprintf(r->err, r->errlen, "line %ld: %s", r->lineno, kit_printable(why, safe, sizeof safe));
   return -1;
 }
 
-/* Next line (newline stripped) tokenised into r->tok; 0 at end of file. Lines longer than
- * the buffer are cut: no line of a mesh this reader accepts is that long. */
+/* Next line (newline stripped) tokenised into r->tok; 0 at end of file, and when a line
+ * cannot be read (too long, a NUL byte, a read error): r->bad is then set, and fail()
+ * reports that reason instead of the caller's. */
 static int next_line(reader *r) {
-  const ssize_t len = getline(&r->line, &r->cap, r->f);
-  if (len < 0) return 0;
-  r->lineno++;
-  snprintf(r->buf, sizeof r->buf, "%s", r->line);
+  const int got = kit_lines_next(&r->in);
+  if (got < 0) r->bad = 1;
+  if (got <= 0) return 0;
+  r->lineno = (long)r->in.lineno;
   r->ntok = 0;
-  for (char *t = strtok(r->buf, " \t\r\n\v\f"); t; t = strtok(NULL, " \t\r\n\v\f")) {
+  for (char *t = strtok(r->in.buf, " \t\r\n\v\f"); t; t = strtok(NULL, " \t\r\n\v\f")) {
     if (r->ntok < 32) r->tok[r->ntok] = t;
     r->ntok++;
   }
@@ -339,6 +346,8 @@ static int read_all(reader *r, msh_state *s) {
     } else {
       /* A section this reader does not need: skip to its end. */
       char name[96], end[100]; /* copies: the line buffer is reused while skipping */
+      /* A cut name would look for another end marker: refused instead. */
+      if (strlen(sec) >= sizeof name) return fail(r, "a section name longer than %zu bytes", sizeof name - 1);
       snprintf(name, sizeof name, "%s", sec);
       snprintf(end, sizeof end, "$End%s", name + 1);
       const long start = r->lineno;
@@ -360,23 +369,21 @@ int tetfv_read_msh(const char *path, tetfv_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   reader r;
   memset(&r, 0, sizeof r);
-  r.f = fopen(path, "r");
   r.err = err;
   r.errlen = errlen;
-  if (!r.f) {
-    snprintf(err, errlen, "cannot open: %s", strerror(errno));
-    return -1;
-  }
-  r.bytes = LONG_MAX; /* a stream that cannot seek is not sized */
-  if (fseek(r.f, 0, SEEK_END) == 0) {
-    r.bytes = ftell(r.f);
-    rewind(r.f);
+  if (kit_lines_open(&r.in, path, MSH_LINE_MAX, err, errlen) != 0) return -1;
+  r.bytes = LONG_MAX;
+  if (fseek(r.in.f, 0, SEEK_END) == 0) {
+    r.bytes = ftell(r.in.f);
+    rewind(r.in.f);
   }
   msh_state s;
   memset(&s, 0, sizeof s);
-  const int rc = read_all(&r, &s);
-  free(r.line);
-  fclose(r.f);
+  int rc = read_all(&r, &s);
+  /* A line that could not be read ends the file early for the parsers; its reason is the
+   * one to report, whatever they concluded. */
+  if (r.bad) rc = fail(&r, "%s", "");
+  kit_lines_close(&r.in);
   if (rc == 0) {
     m->nnodes = s.nnodes;
     m->ncells = s.ntet;

@@ -94,6 +94,10 @@ typedef struct tetfv_assembly_info {
   int max_width;        /* most off-diagonal slots used by a row */
   int rows_no_gradient; /* cells whose least-squares gradient is singular (corrected flux: TPFA there) */
   int rows_not_dominant;/* rows of L that are not diagonally dominant (Gershgorin gives no bound) */
+  double theta;         /* the limiter's factor on the flux correction (1: none; README "Stability") */
+  int limited;          /* 1 if the growth probe found the full correction growing and theta < 1 */
+  double dt_energy;     /* the step the energy bound proves V-norm stable (+inf: no limit) */
+  int bad_cell, bad_face; /* a K-obtuse face (alpha <= 0) where the full correction grows: refused; -1 none */
 } tetfv_assembly_info;
 
 /* Assembles D, A, I once (assemble.c) with dt = min(safety x dt_stable, t_end / iters ...):

@@ -1,7 +1,8 @@
 /* fuzz_options.c: libFuzzer harness for the kit's command-line parsing (kit/options.h):
  * the input is split at NUL bytes into an argv and parsed against a table with every
- * option type (the common run flags, a size, a bounded double, a choice). The parser must
- * never crash, read out of bounds or leave a message of more than one line.
+ * option type (the common run flags, a size, a bounded double, a choice, a second name for
+ * --iters). The parser must never crash, read out of bounds or leave a message of more
+ * than one line.
  *   bash ci/fuzz.sh [SECONDS]          (builds with clang -fsanitize=fuzzer,address,undefined) */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,13 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double alpha = 0.0;
   const char *mode = "a";
   int flag = 0;
-  kit_option opts[KIT_RUN_NOPTS + 5];
+  kit_option opts[KIT_RUN_NOPTS + 6];
   int n = kit_run_options(&run, opts);
   const kit_option extra[] = {
       {"size", KIT_OPT_CUSTOM, sz, "N", "size", 1, 0, 0, NULL, kit_parse_size3, NULL},
       {"alpha", KIT_OPT_DOUBLE, &alpha, "A", "alpha", -1, 1, 0, NULL, NULL, NULL},
       {"mode", KIT_OPT_STRING, &mode, "M", "mode", 1, 0, 0, "a|bb|ccc", NULL, NULL},
       {"flag", KIT_OPT_FLAG, &flag, NULL, "flag", 1, 0, 7, NULL, NULL, NULL},
+      /* Another name for --iters (as ising's --sweeps): given with it, refused. */
+      {"steps", KIT_OPT_INT, &run.iters, "N", "steps", 1, 1e9, 0, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof extra / sizeof *extra; ++i) opts[n++] = extra[i];
   opts[n].type = KIT_OPT_END;

@@ -6,7 +6,9 @@
  * refuses, and whatever it accepts must be a mask of 0/1 flags with an open voxel and sizes
  * in range; the setup must then refuse with a reason (a lattice above PT_GEOM_MAX_SITES
  * before scanning it) or give at least 2 sites, in increasing order, each in an open voxel
- * and counted in an occupied cell. bash ci/fuzz.sh [SECONDS] */
+ * and counted in an occupied cell; and the one-rank tiling of the occupied cells must hold
+ * them all with their neighbours and bin every site into one of them.
+ * bash ci/fuzz.sh [SECONDS] */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +76,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     counted += g.sites_in_cell[c];
   }
   if (counted != p.n) abort();
+  /* The one-rank tiling of the occupied cells (main.c's, with the single-rank owner map):
+   * the owned cells are the occupied ones, each with 27 neighbours in the tiling, nothing
+   * periodic (no connection), and every lattice site bins into an owned cell. */
+  if (g.ncells <= (1 << 16)) {
+    pt_decomp d;
+    pt_decomp_build_owned(&d, p.nc, g.one_owner, 0);
+    if (d.first[2] != g.nocc || d.nconn != 0 || d.nwall != d.ncells - d.first[2]) abort();
+    for (int lid = 0; lid < d.first[2]; ++lid)
+      for (int m = 0; m < 27; ++m)
+        if (d.nbr[27 * lid + m] < 0 || d.nbr[27 * lid + m] >= d.ncells) abort();
+    for (long long id = 0; id < p.n; ++id) {
+      double x[3];
+      pt_lattice_site(&p, g.site[id], x);
+      const int c = pt_cell_of(&p, &d, x);
+      if (c < 0 || c >= d.first[2]) abort();
+    }
+    pt_decomp_free(&d);
+  }
   pt_geom_free(&g);
   return 0;
 }

@@ -566,6 +566,65 @@ TEST(particles, InputErrorsNameTheLine) {
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 nan\n").rfind("line 4:", 0), 0u);
 }
 
+// The tiling limits, counted in 64 bits: 65534 x 65534 x 3 cells (whose int count once
+// wrapped) and the 1e6-per-axis cap of a 1e15 box are refused; 2^26 cells with their shell
+// pass; a sparse box is refused only above 2^20 cells and 4096 cells a particle.
+TEST(particles, TilingLimits) {
+  char err[400] = "";
+  pt_params p = small_box(65534.5, 65534.5, 3.5);
+  p.rc = 1.0;
+  pt_derive_cells(&p);
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("into 65534 x 65534 x 3 cells, 2.15e+10 with their one-cell shell, more than 67108864"), std::string::npos) << err;
+  p = small_box(1e15, 1e15, 1e15);
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
+  p = small_box(8190.0 * 2.5, 8190.0 * 2.5 + 1.0, 2.5 * 3.0); /* (8192)(8192)(5) cells with the shell > 2^26 */
+  p.n = 1LL << 20;
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
+  p = small_box(4094.0 * 2.5, 4094.0 * 2.5, 2.5 * 2.0 + 0.1); /* 4096 x 4096 x 4 = 2^26 exactly */
+  p.n = 1LL << 20;
+  EXPECT_EQ(p.nc[2], 2);
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), 0) << err;
+  p = small_box(2.5 * 200, 2.5 * 200, 2.5 * 200); /* 8e6 cells */
+  p.n = 2000;                                     /* 4000 a particle: passes */
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), 0) << err;
+  p.n = 1900; /* 4211 a particle */
+  EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("cells for 1900 particles, more than 4096 cells a particle"), std::string::npos) << err;
+  const int nc[3] = {10, 7, 5}, dims[3] = {3, 2, 1};
+  EXPECT_EQ(pt_tile_cells_max(nc, dims), (4.0 + 2) * (4 + 2) * (5 + 2));
+}
+
+// The spacing check: the first pair by ids under rmin, across the periodic faces too (minimum
+// image), none when every pair is farther; particles of `near` pair only with `mine`'s.
+TEST(particles, ClosePairFirstByIds) {
+  pt_params p = small_box(10.0, 10.0, 10.0); /* 4 cells per axis */
+  pt_particles mine = {}, near = {};
+  const double v[3] = {0, 0, 0};
+  const double a[3] = {0.1, 5, 5}, b[3] = {9.95, 5, 5}, c[3] = {5, 5, 5}, d[3] = {5.3, 5, 5}, e[3] = {2, 2, 2};
+  pt_particles_push(&mine, 7, a, v);
+  pt_particles_push(&mine, 2, b, v); /* 0.15 from 7 across x = 0 */
+  pt_particles_push(&mine, 5, c, v);
+  pt_particles_push(&mine, 1, e, v);
+  int64_t pair[2] = {0, 0};
+  double dist = 0.0;
+  EXPECT_EQ(pt_close_pair(&p, &mine, NULL, 0.5, pair, &dist), 1);
+  EXPECT_EQ(pair[0], 2);
+  EXPECT_EQ(pair[1], 7);
+  EXPECT_NEAR(dist, 0.15, 1e-12);
+  pt_particles_push(&near, 0, d, v); /* 0.3 from 5: (0, 5) comes first */
+  EXPECT_EQ(pt_close_pair(&p, &mine, &near, 0.5, pair, &dist), 1);
+  EXPECT_EQ(pair[0], 0);
+  EXPECT_EQ(pair[1], 5);
+  EXPECT_EQ(pt_close_pair(&p, &mine, &near, 0.1, pair, &dist), 0);
+  pt_particles one = {};
+  pt_particles_push(&one, 5, c, v); /* near alone pairs with nothing */
+  EXPECT_EQ(pt_close_pair(&p, &one, &mine, 0.2, pair, &dist), 0);
+  pt_particles_free(&mine);
+  pt_particles_free(&near);
+  pt_particles_free(&one);
+}
+
 // An irregular domain of 5 x 3 x 1 cells (z: one layer, so z +- 1 is beyond the grid), owner
 // map by rows y = 0, 1, 2 (x fastest; -1 empty):
 //    0  0  1  1 -1

@@ -1,10 +1,12 @@
 // tetfv host building blocks against hand-computed values and invariants (label cpu): the
 // tetrahedron geometry, the box generator's face matching, the padding of the D/A/I rows, the
-// gmsh reader on good and malformed snippets, and the send/ghost lists of a partition.
+// gmsh reader on good and malformed snippets, the send/ghost lists of a partition, and the
+// flux limiter's energy contraction on the coarse torus.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -165,6 +167,70 @@ TEST(tetfvAssembly, PaddingInvariantsOfTheRows) {
         }
     }
     tetfv_matrix_free(&z);
+    tetfv_mesh_free(&m);
+  }
+}
+
+// The energy of one step of z from x: sum V (u - mean)^2 (Neumann) or sum V u^2 (Dirichlet).
+double energy(const tetfv_mesh &m, const std::vector<double> &u, bool neumann) {
+  double vm = 0.0, vol = 0.0, e = 0.0;
+  for (int c = 0; c < m.ncells; ++c) vm += m.volume[c] * u[c], vol += m.volume[c];
+  for (int c = 0; c < m.ncells; ++c) {
+    const double v = neumann ? u[c] - vm / vol : u[c];
+    e += m.volume[c] * v * v;
+  }
+  return e;
+}
+
+// README.md "Stability": on the coarse torus the full correction grows (KIT_FAULT=no-limiter:
+// power iteration of the step finds a factor above 1), the default scheme is limited (theta
+// < 1) and then no field's energy grows in a step, at the largest step allowed (--safety 1).
+TEST(tetfvStability, TheLimitedStepContractsTheEnergyOnTheCoarseTorus) {
+  for (const char *bc : {"neumann", "dirichlet"}) {
+    const bool neumann = std::strcmp(bc, "neumann") == 0;
+    tetfv_mesh m;
+    char err[256] = "";
+    ASSERT_EQ(tetfv_read_msh(TETFV_TEST_DATA "/torus_coarse_v22.msh", &m, err, sizeof err), 0) << err;
+    ASSERT_EQ(tetfv_mesh_connect(&m, err, sizeof err), 0) << err;
+    const int n = m.ncells;
+    std::vector<double> x(n), y(n);
+    for (int mode = 0; mode < 2; ++mode) {
+      const bool unlimited = mode == 1;
+      if (unlimited) setenv("KIT_FAULT", "no-limiter", 1);
+      tetfv_params p = params("corrected", bc);
+      p.safety = 1.0;
+      tetfv_matrix z;
+      tetfv_assembly_info info;
+      tetfv_assemble(&p, &m, &z, &info);
+      if (unlimited) unsetenv("KIT_FAULT");
+      EXPECT_EQ(info.bad_cell, -1);
+      double worst = 0.0; // the largest one-step energy ratio over the fields tried
+      for (int trial = 0; trial < 16; ++trial) {
+        unsigned s = 12345u + 977u * trial;
+        for (int c = 0; c < n; ++c) x[c] = ((s = s * 1103515245u + 12345u) >> 8) / 16777216.0 - 0.5;
+        tetfv_reference(&z, x.data(), 1, y.data());
+        worst = std::fmax(worst, energy(m, y, neumann) / energy(m, x, neumann));
+      }
+      // Power iteration: 60 steps from the last field, then the growth of one more.
+      for (int k = 0; k < 60; ++k) {
+        tetfv_reference(&z, x.data(), 1, y.data());
+        const double e = std::sqrt(energy(m, y, neumann));
+        for (int c = 0; c < n; ++c) x[c] = y[c] / e;
+      }
+      tetfv_reference(&z, x.data(), 1, y.data());
+      worst = std::fmax(worst, energy(m, y, neumann) / energy(m, x, neumann));
+      if (unlimited) {
+        EXPECT_EQ(info.theta, 1.0) << bc;
+        EXPECT_GT(worst, 1.5) << bc << ": the full correction should grow on this mesh";
+      } else {
+        EXPECT_EQ(info.limited, 1) << bc;
+        EXPECT_GT(info.theta, 0.0) << bc;
+        EXPECT_LT(info.theta, 1.0) << bc;
+        EXPECT_LE(p.dt, info.dt_energy) << bc;
+        EXPECT_LE(worst, 1.0 + 1e-12) << bc << ": a step of the limited scheme grew the energy";
+      }
+      tetfv_matrix_free(&z);
+    }
     tetfv_mesh_free(&m);
   }
 }

@@ -59,6 +59,9 @@ __attribute__((noreturn)) void kit_cuda_fail(cudaError_t e, const char *call, co
  * on every rank) report failure after the call ran, as a real error there would: a rank
  * dying inside or beside a collective must take the job down, never leave it hanging. */
 int kit_fault(const char *what);
+/* Checks a KIT_FAULT value: NAME or NAME@RANK (RANK decimal digits). Returns 0 (also for
+ * NULL or ""), or -1 with one line in why; kit_init refuses a malformed value (exit 2). */
+int kit_fault_parse(const char *value, char *why, size_t n);
 
 /* 64-byte aligned malloc that aborts the job with exit 3, the size, and the caller's file
  * and line on failure. */

@@ -61,8 +61,15 @@ int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, 
 int kit_usage_error(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "<app>: variant '<v>' skipped: <why>" on rank 0 and returns KIT_EXIT_SKIP. */
 int kit_skip(const kit_env *env, const char *app, const char *variant, const char *why);
-/* 1 (after a usage line) if `path` is given and cannot be opened for writing. */
+/* Before anything runs, for every output flag: 1 (after one line naming the flag, the path
+ * and why) if `path` is given and cannot take the output: "", a directory, a FIFO, a
+ * missing directory, no permission; a device only where written in place (not --checkpoint); "-" is
+ * stdout for --json. Creates nothing. Collective. */
 int kit_check_output_file(const kit_env *env, const char *app, const char *flag, const char *path);
+/* An output file of `flag` opened with fopen's `mode`, or exit 3 with the reason. */
+FILE *kit_output_open(const char *flag, const char *path, const char *mode);
+/* Closes it; a write that failed anywhere in it (full disk, /dev/full) is exit 3 with the reason. */
+void kit_output_close(FILE *f, const char *flag, const char *path);
 /* Distinct GPUs the job uses: per node min(ranks on node x per_rank, usable), where usable
  * is the visible count, or `limit` (--gpus) when smaller and positive. */
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit);
@@ -112,7 +119,7 @@ void kit_report_hybrid(kit_report *r, int cpu_planes, double model, double t_mod
 void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps);
 /* Print on rank 0, append JSON if asked, return the exit code (same on every rank). */
 int kit_report_finish(kit_report *r, const kit_env *env, const char *json);
-/* Raw little-endian doubles; aborts with exit 3 on an I/O error. */
+/* Raw little-endian doubles (--dump); aborts with exit 3 and the reason on an I/O error. */
 void kit_write_doubles(const char *path, const double *v, size_t n);
 
 #ifdef __cplusplus

@@ -25,7 +25,8 @@ void kit_json_int(kit_json *j, const char *key, long long value);
 void kit_json_bool(kit_json *j, const char *key, int value);
 /* Inserts already-formatted JSON text as a member value. */
 void kit_json_raw(kit_json *j, const char *key, const char *text);
-/* Appends a string with JSON escapes to an arbitrary buffer-building json (internal use). */
+/* Appends a string with JSON escapes (internal use): valid JSON for any bytes; a byte that
+ * is not valid UTF-8 becomes \u00XX (json.c says why). */
 void kit_json_escape(kit_json *j, const char *s);
 #ifdef __cplusplus
 }

@@ -56,8 +56,14 @@ void kit_report_check(kit_report *r, const char *name, int status, double value,
 void kit_report_result(kit_report *r, const char *key, double value, const char *unit);
 /* Human-readable `key: value` lines ending with verification and the figure of merit. */
 void kit_report_print(const kit_report *r, FILE *f);
-/* Appends one JSON line to path ("-" = stdout). Returns 0 or -1 on I/O failure. */
+/* Appends one JSON line to path ("-" = stdout) by kit_append_line. Returns 0, or -1 with
+ * errno set on I/O failure. */
 int kit_report_json(const kit_report *r, const char *path);
+/* Appends text and a newline to path ("-": stdout) as a whole line or not at all: one
+ * O_APPEND write, and a partial one (full disk, file size limit) cut off again with
+ * ftruncate; a file that does not end in a newline (torn by an older build) gets one first,
+ * so the line is not glued to the torn one. Returns 0, or -1 with errno set. */
+int kit_append_line(const char *path, const char *text);
 /* Process exit code for the run's verification status. */
 int kit_report_exit_code(const kit_report *r);
 

@@ -6,6 +6,7 @@
 #ifndef KIT_RUNTIME_H
 #define KIT_RUNTIME_H
 #include <mpi.h>
+#include <stdarg.h>
 #include <stddef.h>
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,9 @@ double kit_now(void);
 
 /* Rank-0 message helpers: one line on stderr, printed once for the job. */
 void kit_log(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line on stderr from a printf format, with every byte a terminal could act on escaped
+ * (kit_printable): the one place kit_log and kit_usage_error print. */
+void kit_vlog_line(const char *fmt, va_list ap);
 
 #ifdef __cplusplus
 }
