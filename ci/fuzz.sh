@@ -20,7 +20,7 @@ for tok in $(mpicc -show); do case $tok in -I*|-L*|-l*) mpi="$mpi $tok" ;; esac;
 sources() {
   case $1 in
     options) echo "common/src/options.c" ;;
-    checkpoint) echo "common/src/checkpoint.c common/src/check.c" ;;
+    checkpoint) echo "common/src/checkpoint.c common/src/input.c common/src/check.c" ;;
     bfs_graph) echo "-fopenmp -Iminiapps/bfs miniapps/bfs/graph_io.c miniapps/bfs/generate.c miniapps/bfs/build.c common/src/input.c common/src/check.c" ;;
     msh) echo "-Iminiapps/tetfv miniapps/tetfv/msh_io.c miniapps/tetfv/mesh.c miniapps/tetfv/assemble.c miniapps/tetfv/partition.c common/src/graph_part.c common/src/input.c common/src/check.c -lmetis" ;;
     particles_input) echo "-Iminiapps/particles miniapps/particles/init.c miniapps/particles/cells.c miniapps/particles/exchange.c miniapps/particles/frontier.c common/src/input.c common/src/check.c common/src/slab.c" ;;

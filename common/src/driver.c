@@ -194,9 +194,12 @@ int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, 
       for (int i = 0; i < KIT_NVARIANTS; ++i) printf("%-14s %s\n", kit_variant_names[i], describe(kit_variant_names[i]));
     return 0;
   }
-  for (int i = 0; i < KIT_NVARIANTS; ++i)
-    if (strcmp(kit_variant_names[i], run->variant) == 0) return -1;
-  return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
+  int known = 0;
+  for (int i = 0; i < KIT_NVARIANTS; ++i) known |= strcmp(kit_variant_names[i], run->variant) == 0;
+  if (!known) return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
+  /* The flags given must apply to the variant: the option rows say which (kit_option.variants). */
+  if (kit_option_applies(opts, app, run->variant, err, sizeof err)) return kit_usage_error(env, "%s", err);
+  return -1;
 }
 
 int kit_restart_check(const kit_env *env, const char *app, const char *path, const double *ident, int nident,

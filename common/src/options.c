@@ -44,10 +44,11 @@ int kit_run_options(kit_run *r, kit_option *o) {
       {"iters", KIT_OPT_INT, &r->iters, "N", "time steps per timed repetition", 1, 1e9, 0, NULL, NULL, NULL},
       {"warmup", KIT_OPT_INT, &r->warmup, "N", "untimed steps before timing", 0, 1e9, 0, NULL, NULL, NULL},
       {"reps", KIT_OPT_INT, &r->reps, "N", "timed repetitions (min/median/max reported)", 1, 1e6, 0, NULL, NULL, NULL},
-      {"gpus", KIT_OPT_INT, &r->gpus, "N", "GPUs used per node (0: all visible)", 0, 1024, 0, NULL, NULL, &r->gpus_given},
+      {"gpus", KIT_OPT_INT, &r->gpus, "N", "GPUs used per node (0: all visible)", 0, 1024, 0, NULL, NULL, &r->gpus_given,
+       "!cpu"},
       {"cpu-fraction", KIT_OPT_CUSTOM, &r->cpu_fraction, "F|auto",
-       "hybrid only: CPU share of each slab (auto: measured triads)", 1, 0, 0, NULL, parse_cpu_fraction,
-       &r->cpu_fraction_given},
+       "CPU share of each rank's work (auto: from the measured triads)", 1, 0, 0, NULL, parse_cpu_fraction,
+       &r->cpu_fraction_given, "hybrid"},
       {"verify", KIT_OPT_FLAG, &r->verify, NULL, "check the result (default)", 1, 0, 1, NULL, NULL, NULL},
       {"no-verify", KIT_OPT_FLAG, &r->verify, NULL, "skip the check", 1, 0, 0, NULL, NULL, NULL},
       {"json", KIT_OPT_STRING, &r->json, "FILE", "append one JSON result line to FILE ('-': stdout)", 1, 0, 0, NULL, NULL, NULL},
@@ -63,6 +64,12 @@ int kit_run_options(kit_run *r, kit_option *o) {
   int n = 0;
   for (; opts[n].type != KIT_OPT_END; ++n) o[n] = opts[n];
   return n;
+}
+
+kit_option *kit_option_named(kit_option *opts, const char *name) {
+  for (int i = 0; opts[i].type != KIT_OPT_END; ++i)
+    if (strcmp(opts[i].name, name) == 0) return &opts[i];
+  return NULL;
 }
 
 static int count_opts(const kit_option *opts) {
@@ -207,6 +214,7 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     return KIT_PARSE_ERROR;
   }
   for (int i = 0; i < n; ++i) {
+    opts[i].seen = 0;
     lo[i].name = opts[i].name;
     lo[i].has_arg = opts[i].type == KIT_OPT_FLAG ? no_argument : required_argument;
     lo[i].flag = NULL;
@@ -251,6 +259,7 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
       break;
     }
     seen[c - 256] = 1;
+    o->seen = 1;
     char why[300];
     if (set_value(o, optarg, why, sizeof why) != 0) {
       snprintf(err, errlen, "%s: %s", prog, why);
@@ -275,6 +284,10 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
 }
 
 static void print_default(FILE *f, const kit_option *o) {
+  /* A row whose help ends in "[...]" states its default itself (lbm's --re: it depends on
+   * the case), so the destination's starting value would say something else. */
+  const size_t len = strlen(o->help);
+  if (len > 0 && o->help[len - 1] == ']') return;
   switch (o->type) {
     case KIT_OPT_INT: fprintf(f, " [%d]", *(const int *)o->dest); break;
     case KIT_OPT_U64: fprintf(f, " [%llu]", (unsigned long long)*(const uint64_t *)o->dest); break;
@@ -286,15 +299,74 @@ static void print_default(FILE *f, const kit_option *o) {
   }
 }
 
+/* Whether `variant` is in the '|'-separated list `names`. */
+static int listed(const char *names, const char *variant) {
+  const size_t len = strlen(variant);
+  for (const char *c = names; *c;) {
+    const size_t clen = strcspn(c, "|");
+    if (clen == len && strncmp(c, variant, len) == 0) return 1;
+    c += clen;
+    if (*c == '|') c++;
+  }
+  return 0;
+}
+
+/* Whether a row with this `variants` value applies to `variant` (NULL: every one). */
+static int applies(const char *variants, const char *variant) {
+  if (!variants) return 1;
+  if (variants[0] == '!') return !listed(variants + 1, variant);
+  return listed(variants, variant);
+}
+
+/* The list "a|b|c" as "a, b and c" into out. */
+static void spoken_list(const char *names, char *out, size_t n) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (const char *c = names; *c;) {
+    const size_t clen = strcspn(c, "|");
+    const char *next = c + clen + (c[clen] == '|');
+    const char *sep = used == 0 ? "" : (*next ? ", " : " and ");
+    const int w = snprintf(out + used, n - used, "%s%.*s", sep, (int)clen, c);
+    if (w < 0 || used + (size_t)w >= n) break;
+    used += (size_t)w;
+    c = next;
+  }
+}
+
+int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen) {
+  for (int i = 0; opts[i].type != KIT_OPT_END; ++i) {
+    const kit_option *o = &opts[i];
+    if (!o->seen || applies(o->variants, variant)) continue;
+    char names[256];
+    if (o->variants[0] == '\0') {
+      snprintf(err, errlen, "%s: --%s does not apply to %s", app, o->name, app);
+    } else if (o->variants[0] == '!') {
+      spoken_list(o->variants + 1, names, sizeof names);
+      snprintf(err, errlen, "%s: --%s does not apply to --variant %s", app, o->name, names);
+    } else {
+      spoken_list(o->variants, names, sizeof names);
+      snprintf(err, errlen, "%s: --%s applies only to --variant %s", app, o->name, names);
+    }
+    return -1;
+  }
+  return 0;
+}
+
 void kit_print_help(FILE *f, const char *prog, const char *summary, const kit_option *opts) {
   fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", prog, summary);
   for (int i = 0; opts[i].type != KIT_OPT_END; ++i) {
     const kit_option *o = &opts[i];
+    if (o->variants && o->variants[0] == '\0') continue; /* not one of this app's flags */
     char lhs[64];
     snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
     fprintf(f, "  %-24s %s", lhs, o->help);
     if (o->choices) fprintf(f, " (%s)", o->choices);
     print_default(f, o);
+    if (o->variants) {
+      char names[256];
+      spoken_list(o->variants + (o->variants[0] == '!'), names, sizeof names);
+      fprintf(f, o->variants[0] == '!' ? " {not %s}" : " {%s only}", names);
+    }
     fputc('\n', f);
   }
 }

@@ -136,10 +136,6 @@ int main(int argc, char **argv) {
     return kit_finalize(kit_usage_error(&env, "ising: --size: more than 2^32 sites (the site index is a 32-bit random-number counter)"));
   if (p.mattis && p_given)
     return kit_finalize(kit_usage_error(&env, "ising: --p does not apply with --mattis (the couplings are e_i e_j)"));
-  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
-    return kit_finalize(kit_usage_error(&env, "ising: --cpu-fraction applies only to --variant hybrid"));
-  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
-    return kit_finalize(kit_usage_error(&env, "ising: --gpus does not apply to --variant cpu"));
   if (p.run.checkpoint_every > 0 && !p.run.checkpoint)
     return kit_finalize(kit_usage_error(&env, "ising: --checkpoint-every needs --checkpoint FILE"));
   if (ising_msc(&p) && strcmp(vn, "hybrid") == 0)

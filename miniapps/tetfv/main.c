@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
       {"block", KIT_OPT_INT, &p.block, "B", "--reorder metis: cells per block (Paper III: 512 on a CPU)", 8, 1e8, 0, NULL, NULL, &block_given},
       {"skip-oracle", KIT_OPT_FLAG, &p.skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final field (mesh order) as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
-      {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "multi-thread only: stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL},
+      {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
       {"no-exchange", KIT_OPT_FLAG, &p.no_exchange, NULL, "benchmark only: exchange nothing between parts, Paper III's communication-free bound (needs --no-verify)", 1, 0, 1, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
@@ -196,15 +196,9 @@ int main(int argc, char **argv) {
   const char *vn = p.run.variant;
   const int is_box = strncmp(p.mesh, "box:", 4) == 0;
   p.box_n = is_box ? atoi(p.mesh + 4) : 0;
-  if (p.run.cpu_fraction_given && strcmp(vn, "hybrid") != 0)
-    return kit_finalize(kit_usage_error(&env, "tetfv: --cpu-fraction applies only to --variant hybrid"));
   /* The bound's answer is wrong on purpose: it must not be checked, let alone pass. */
   if (p.no_exchange && p.run.verify)
     return kit_finalize(kit_usage_error(&env, "tetfv: --no-exchange computes a wrong answer on purpose (the communication-free bound): add --no-verify"));
-  if (p.run.gpus_given && strcmp(vn, "cpu") == 0)
-    return kit_finalize(kit_usage_error(&env, "tetfv: --gpus does not apply to --variant cpu"));
-  if (!p.p2p && strcmp(vn, "multi-thread") != 0)
-    return kit_finalize(kit_usage_error(&env, "tetfv: --no-p2p applies only to --variant multi-thread"));
   if (strcmp(vn, "multi-thread") == 0 && p.run.gpus > TETFV_MT_MAX_GPUS)
     return kit_finalize(kit_usage_error(&env, "tetfv: --gpus: multi-thread drives at most %d GPUs per process",
                                         TETFV_MT_MAX_GPUS));

@@ -105,6 +105,63 @@ TEST(Options, Help) {
   EXPECT_EQ(p.parse(a), KIT_PARSE_HELP);
 }
 
+// The option rows say which variants a flag applies to (kit_option.variants): the parser's
+// table makes both the refusals and --help, so they cannot drift apart.
+TEST(Options, VariantMasksRefuseOutsideTheirVariants) {
+  struct Case {
+    std::vector<const char *> args;
+    const char *variant;
+    const char *said; // nullptr: the flags apply
+  };
+  const std::vector<Case> cases = {
+      {{"--cpu-fraction", "0.1"}, "hybrid", nullptr},
+      {{"--cpu-fraction", "0.1"}, "two-stream", "app: --cpu-fraction applies only to --variant hybrid"},
+      {{"--gpus", "1"}, "naive", nullptr},
+      {{"--gpus", "1"}, "cpu", "app: --gpus does not apply to --variant cpu"},
+      {{"--mode", "bb"}, "naive", nullptr},
+      {{"--mode", "bb"}, "multi-thread", "app: --mode applies only to --variant naive, two-stream and hybrid"},
+      {{"--alpha", "0.5"}, "cpu", "app: --alpha does not apply to app"},
+      {{}, "cpu", nullptr}, // nothing given: nothing refused, whatever the rows say
+  };
+  for (const auto &c : cases) {
+    Parsed p;
+    kit_option_named(p.opts, "mode")->variants = "naive|two-stream|hybrid";
+    kit_option_named(p.opts, "alpha")->variants = "";
+    Args a{};
+    a.s.resize(1);
+    for (const char *x : c.args) a.s.push_back(x);
+    a.p.clear();
+    for (auto &x : a.s) a.p.push_back(&x[0]);
+    a.p.push_back(nullptr);
+    ASSERT_EQ(kit_parse(a.argc(), a.argv(), p.opts, p.err, sizeof p.err), KIT_PARSE_OK) << p.err;
+    char err[256] = "";
+    EXPECT_EQ(kit_option_applies(p.opts, "app", c.variant, err, sizeof err), c.said ? -1 : 0) << c.variant << err;
+    if (c.said) {
+      EXPECT_STREQ(err, c.said);
+    }
+  }
+}
+
+TEST(Options, HelpShowsWhereAFlagApplies) {
+  Parsed p;
+  kit_option_named(p.opts, "mode")->variants = "naive|two-stream|hybrid";
+  kit_option_named(p.opts, "alpha")->variants = "";
+  char *text = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ASSERT_NE(f, nullptr);
+  kit_print_help(f, "app", "a test table", p.opts);
+  fclose(f);
+  const std::string help(text, len);
+  free(text);
+  EXPECT_NE(help.find("--cpu-fraction F|auto"), std::string::npos) << help;
+  EXPECT_NE(help.find("{hybrid only}"), std::string::npos) << help;
+  EXPECT_NE(help.find("{not cpu}"), std::string::npos) << help;
+  EXPECT_NE(help.find("{naive, two-stream and hybrid only}"), std::string::npos) << help;
+  EXPECT_EQ(help.find("--alpha"), std::string::npos) << "a flag of no variant is not shown";
+  EXPECT_EQ(help.find("--iters N"), help.rfind("--iters N")) << "each flag once";
+}
+
 TEST(Slab, SplitCoversEverythingOnceAndBalances) {
   for (int n = 1; n < 40; ++n)
     for (int parts = 1; parts <= n; ++parts) {

@@ -36,6 +36,11 @@ typedef struct kit_option {
   const char *choices;   /* STRING: allowed values separated by '|', or NULL */
   kit_opt_parser parse;  /* CUSTOM parser */
   int *given;            /* set to 1 when the flag appears (may be NULL) */
+  /* The variants the flag applies to (kit_option_applies): NULL every one; "hybrid" or
+   * "naive|two-stream|hybrid" only those; "!cpu" every one but those; "" none of this app's
+   * (a shared flag the app does not take: hidden from --help, refused when given). */
+  const char *variants;
+  int seen; /* set by kit_parse when the flag appears */
 } kit_option;
 
 /* Flags common to every app (DESIGN.md Sec. 4). */
@@ -67,13 +72,24 @@ kit_run kit_run_defaults(void);
 #define KIT_RUN_NOPTS 17
 int kit_run_options(kit_run *run, kit_option *out);
 
+/* The row of `name` in a table, to change what an app's use of a shared flag means (its
+ * `variants`, as bfs's "" for --iters); NULL if there is none. */
+kit_option *kit_option_named(kit_option *opts, const char *name);
+
 enum { KIT_PARSE_OK = 0, KIT_PARSE_HELP = 1, KIT_PARSE_ERROR = 2 };
 
 /* Parses argv against `opts` (terminated by KIT_OPT_END). On error writes one line
  * "<prog>: <reason>" into err and returns KIT_PARSE_ERROR; on --help returns KIT_PARSE_HELP. */
 int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen);
 
-/* Prints usage generated from the table. */
+/* After kit_parse, once the variant is known: 0 if every flag given applies to `variant`
+ * (the rows' `variants`); otherwise -1 with one line in err, "<app>: --no-p2p applies only
+ * to --variant multi-thread", "--gpus does not apply to --variant cpu" or "--iters does not
+ * apply to bfs", so the table that makes --help also makes the refusals. */
+int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen);
+
+/* Prints usage generated from the table: rows that apply to no variant are left out, rows
+ * that apply to some say which ("hybrid only", "not cpu"). */
 void kit_print_help(FILE *f, const char *prog, const char *summary, const kit_option *opts);
 
 /* Parsers shared by apps: "N" or "NX,NY,NZ" into int[3] with every entry >= 1. */
