@@ -20,7 +20,8 @@ namespace {
 struct Args {
   std::vector<std::string> s;
   std::vector<char *> p;
-  explicit Args(std::initializer_list<const char *> a) {
+  explicit Args(std::initializer_list<const char *> a) : Args(std::vector<const char *>(a)) {}
+  explicit Args(const std::vector<const char *> &a) {
     s.push_back("prog");
     for (const char *x : a) s.push_back(x);
     for (auto &x : s) p.push_back(&x[0]);
@@ -87,12 +88,7 @@ TEST(Options, RejectsBadInputWithOneLineNamingTheFlag) {
   };
   for (const auto &b : bad) {
     Parsed p;
-    Args a{};
-    a.s.resize(1);
-    for (const char *x : b.first) a.s.push_back(x);
-    a.p.clear();
-    for (auto &x : a.s) a.p.push_back(&x[0]);
-    a.p.push_back(nullptr);
+    Args a(b.first);
     EXPECT_EQ(kit_parse(a.argc(), a.argv(), p.opts, p.err, sizeof p.err), KIT_PARSE_ERROR) << b.first[0];
     EXPECT_NE(std::strstr(p.err, b.second), nullptr) << p.err;
     EXPECT_EQ(std::strchr(p.err, '\n'), nullptr) << "one line";
@@ -127,12 +123,7 @@ TEST(Options, VariantMasksRefuseOutsideTheirVariants) {
     Parsed p;
     kit_option_named(p.opts, "mode")->variants = "naive|two-stream|hybrid";
     kit_option_named(p.opts, "alpha")->variants = "";
-    Args a{};
-    a.s.resize(1);
-    for (const char *x : c.args) a.s.push_back(x);
-    a.p.clear();
-    for (auto &x : a.s) a.p.push_back(&x[0]);
-    a.p.push_back(nullptr);
+    Args a(c.args);
     ASSERT_EQ(kit_parse(a.argc(), a.argv(), p.opts, p.err, sizeof p.err), KIT_PARSE_OK) << p.err;
     char err[256] = "";
     EXPECT_EQ(kit_option_applies(p.opts, "app", c.variant, err, sizeof err), c.said ? -1 : 0) << c.variant << err;
