@@ -180,6 +180,12 @@ const char *const kit_variant_names[KIT_NVARIANTS] = {"cpu", "naive", "two-strea
 
 int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
                    const char *summary, const kit_run *run, kit_describe_fn describe) {
+  return kit_front_door_names(env, argc, argv, opts, app, summary, run, kit_variant_names, KIT_NVARIANTS, describe);
+}
+
+int kit_front_door_names(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
+                         const char *summary, const kit_run *run, const char *const *names, int nnames,
+                         kit_describe_fn describe) {
   /* Before parsing: ranks parsing different arguments could fail apart and hang the rest. */
   if (kit_same_command_line(env, app, argc, argv)) return KIT_EXIT_USAGE;
   char err[512];
@@ -191,11 +197,11 @@ int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, 
   }
   if (strcmp(run->variant, "list") == 0) {
     if (env->rank == 0)
-      for (int i = 0; i < KIT_NVARIANTS; ++i) printf("%-14s %s\n", kit_variant_names[i], describe(kit_variant_names[i]));
+      for (int i = 0; i < nnames; ++i) printf("%-14s %s\n", names[i], describe(names[i]));
     return 0;
   }
   int known = 0;
-  for (int i = 0; i < KIT_NVARIANTS; ++i) known |= strcmp(kit_variant_names[i], run->variant) == 0;
+  for (int i = 0; i < nnames; ++i) known |= strcmp(names[i], run->variant) == 0;
   if (!known) return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
   /* The flags given must apply to the variant: the option rows say which (kit_option.variants). */
   if (kit_option_applies(opts, app, run->variant, err, sizeof err)) return kit_usage_error(env, "%s", err);

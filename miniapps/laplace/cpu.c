@@ -15,7 +15,8 @@ typedef struct cpu_state {
   kit_halo halo;
 } cpu_state;
 
-static void *cpu_setup(const laplace_ctx *c) {
+static void *cpu_setup(const void *arg) {
+  const laplace_ctx *c = arg;
   cpu_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->u = kit_malloc(c->blk.points * sizeof(double), "laplace field");
@@ -61,7 +62,8 @@ static void cpu_run(void *st, int steps) {
   }
 }
 
-static void cpu_fetch(void *st, double *interior) {
+static void cpu_fetch(void *st, void *out) {
+  double *interior = out;
   cpu_state *s = st;
   laplace_copy_interior(&s->c.blk, s->u, 1, s->c.blk.nz + 1, interior);
 }

@@ -30,7 +30,8 @@ typedef struct hybrid_state {
   int threads_comm, threads_interior; /* sizes of the two thread groups */
 } hybrid_state;
 
-static void *hy_setup(const laplace_ctx *c) {
+static void *hy_setup(const void *arg) {
+  const laplace_ctx *c = arg;
   hybrid_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->nc = kit_cpu_planes(c->blk.nz, c->cpu_fraction);
@@ -211,7 +212,7 @@ static void hy_run(void *st, int steps) {
   }
 }
 
-static void hy_fetch(void *st, double *out) {
+static void hy_fetch(void *st, void *out) {
   hybrid_state *s = st;
   laplace_dev_block_fetch(&s->d, out);
   if (s->nc)

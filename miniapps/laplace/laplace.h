@@ -6,6 +6,7 @@
 #define LAPLACE_H
 #include <stddef.h>
 
+#include "kit/app.h"
 #include "kit/halo.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
@@ -65,19 +66,10 @@ typedef struct laplace_ctx {
   double cpu_fraction;/* hybrid: CPU share of the slab, already resolved from 'auto' */
 } laplace_ctx;
 
-/* The variant contract: the driver owns timing, verification and reporting; a variant
- * owns its memory, streams and threads and performs whole time steps. */
-typedef struct laplace_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const laplace_ctx *c);          /* allocate, set the initial state */
-  void (*reset)(void *st);                        /* back to the initial state (untimed) */
-  void (*run)(void *st, int steps);               /* `steps` sweeps, complete on return */
-  void (*fetch)(void *st, double *interior);      /* this rank's interior, nx*ny*nz, x fastest */
-  const kit_halo *(*halo)(void *st);              /* MPI message counters */
-  void (*teardown)(void *st);
-} laplace_variant;
+/* The variant contract is the kit's (kit/app.h): setup gets a laplace_ctx, fetch fills this
+ * rank's interior, nx*ny*nz doubles, x fastest; kit_main owns timing, verification and
+ * reporting. */
+typedef kit_variant laplace_variant;
 
 /* Most GPUs (blocks) one multi-thread process drives. */
 #define LAPLACE_MT_MAX_GPUS 16

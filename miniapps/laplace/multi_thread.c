@@ -38,7 +38,8 @@ typedef struct mt_state {
   kit_halo halo; /* MPI neighbours of the process (ends of its slab) */
 } mt_state;
 
-static void *mt_setup(const laplace_ctx *c) {
+static void *mt_setup(const void *arg) {
+  const laplace_ctx *c = arg;
   mt_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->ngpu = c->gpus;
@@ -209,11 +210,11 @@ static void mt_run(void *st, int steps) {
   }
 }
 
-static void mt_fetch(void *st, double *out) {
+static void mt_fetch(void *st, void *out) {
   mt_state *s = st;
   size_t offset = 0;
   for (int i = 0; i < s->ngpu; ++i) {
-    laplace_dev_block_fetch(&s->g[i].d, out + offset);
+    laplace_dev_block_fetch(&s->g[i].d, (double *)out + offset);
     offset += (size_t)s->g[i].d.blk.nz * s->g[i].d.blk.nx * s->g[i].d.blk.ny;
   }
 }

@@ -17,7 +17,8 @@ typedef struct naive_state {
   kit_halo halo; /* pinned staging buffers for the planes */
 } naive_state;
 
-static void *naive_setup(const laplace_ctx *c) {
+static void *naive_setup(const void *arg) {
+  const laplace_ctx *c = arg;
   naive_state *s = calloc(1, sizeof *s);
   s->c = *c;
   laplace_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
@@ -71,7 +72,7 @@ static void naive_run(void *st, int steps) {
   }
 }
 
-static void naive_fetch(void *st, double *out) { laplace_dev_block_fetch(&((naive_state *)st)->d, out); }
+static void naive_fetch(void *st, void *out) { laplace_dev_block_fetch(&((naive_state *)st)->d, out); }
 static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
 
 static void naive_teardown(void *st) {

@@ -24,7 +24,8 @@ typedef struct two_stream_state {
   kit_halo halo;             /* pinned staging buffers */
 } two_stream_state;
 
-static void *ts_setup(const laplace_ctx *c) {
+static void *ts_setup(const void *arg) {
+  const laplace_ctx *c = arg;
   two_stream_state *s = calloc(1, sizeof *s);
   s->c = *c;
   laplace_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
@@ -102,7 +103,7 @@ static void ts_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, double *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
+static void ts_fetch(void *st, void *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
 static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
 
 static void ts_teardown(void *st) {

@@ -57,6 +57,10 @@ typedef const char *(*kit_describe_fn)(const char *variant);
 int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
                    const char *summary, const kit_run *run, kit_describe_fn describe);
 
+/* kit_front_door over another list of variant names (the five and an app's own, kit_main). */
+int kit_front_door_names(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
+                         const char *summary, const kit_run *run, const char *const *names, int nnames,
+                         kit_describe_fn describe);
 /* Prints one line on rank 0 and returns KIT_EXIT_USAGE. */
 int kit_usage_error(const kit_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "<app>: variant '<v>' skipped: <why>" on rank 0 and returns KIT_EXIT_SKIP. */

@@ -1,0 +1,191 @@
+/* app.c: kit_main, the one run pipeline of every app (kit/app.h): a prologue that refuses
+ * what cannot run, the timed loop, and an epilogue that verifies and reports. */
+#include "kit/app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit/ceiling.h"
+#include "kit/check.h"
+#include "kit/hybrid.h"
+#include "kit/ranges.h"
+
+const kit_variant *kit_find_variant(const kit_app *app, const char *name) {
+  for (const kit_variant *const *v = app->variants; *v; ++v)
+    if (strcmp((*v)->name, name) == 0) return *v;
+  return NULL;
+}
+
+/* --variant list's line: the summary, and whether the variant can run here. (The front
+ * door's callback takes a name only; one app runs per process.) */
+static const kit_app *listed_app;
+static const char *describe(const char *name) {
+  static char line[512];
+  const kit_variant *v = kit_find_variant(listed_app, name);
+  if (!v) return "(not built: no CUDA toolkit)";
+  if (!v->needs_gpu || kit_gpu_count() > 0) return v->summary;
+  snprintf(line, sizeof line, "%s (skipped here: no CUDA device)", v->summary);
+  return line;
+}
+
+/* The names --variant takes: the kit's five, then the app's own. */
+static int variant_names(const kit_app *app, const char **names, int room) {
+  int n = 0;
+  for (int i = 0; i < KIT_NVARIANTS && n < room; ++i) names[n++] = kit_variant_names[i];
+  for (const kit_variant *const *v = app->variants; *v && n < room; ++v) {
+    int known = 0;
+    for (int i = 0; i < KIT_NVARIANTS; ++i) known |= strcmp((*v)->name, kit_variant_names[i]) == 0;
+    if (!known) names[n++] = (*v)->name;
+  }
+  return n;
+}
+
+/* --cpu-fraction auto's measurement of one schedule on a fresh state (kit_median_time). */
+static double calibrate(const kit_variant *v, const void *ctx, int steps) {
+  void *st = v->setup(ctx);
+  const double t = kit_median_time(st, v->run, steps);
+  v->teardown(st);
+  return t;
+}
+
+/* The largest CPU share in whole units over the ranks (0: no rank gets any). */
+static int cpu_units_anywhere(const kit_app *app, const void *ctx, double fraction) {
+  int mine = app->cpu_units(ctx, fraction), any = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  return any;
+}
+
+/* --checkpoint between chunks of the last repetition (kit_time_variant's chunking). */
+typedef struct chunk_arg {
+  const kit_app *app;
+  void *ctx;
+  const kit_variant *v;
+  int start; /* the step the run started from (--restart) */
+} chunk_arg;
+static void write_checkpoint(void *arg, void *st, int done) {
+  const chunk_arg *c = arg;
+  c->app->checkpoint(c->ctx, c->v, st, c->start + done);
+}
+
+/* Everything before the timed loop that can refuse the run: -1 to go on, or the exit code. */
+static int prologue(const kit_app *app, kit_env *env, int argc, char **argv, const kit_variant **v, int *gpus,
+                    int *gpus_total) {
+  const char *names[32];
+  const int nnames = variant_names(app, names, 32);
+  listed_app = app;
+  const int front = kit_front_door_names(env, argc, argv, app->opts, app->name, app->summary, app->run, names,
+                                         nnames, describe);
+  if (front >= 0) return front;
+  const kit_run *run = app->run;
+  /* The app's rules first: a size that cannot run is bad input on any machine. */
+  const int rc = app->check(env, app->params, run->variant);
+  if (rc >= 0) return rc;
+  if (run->checkpoint_every > 0 && !run->checkpoint)
+    return kit_usage_error(env, "%s: --checkpoint-every needs --checkpoint FILE", app->name);
+  *v = kit_find_variant(app, run->variant);
+  if (!*v) return kit_skip(env, app->name, run->variant, "built without CUDA");
+  if ((*v)->gpus_max > 0 && run->gpus > (*v)->gpus_max)
+    return kit_usage_error(env, "%s: --gpus: %s drives at most %d GPUs per process", app->name, (*v)->name,
+                           (*v)->gpus_max);
+  if ((*v)->needs_gpu && !kit_all_ranks_have_gpu(env)) return kit_skip(env, app->name, run->variant, "no CUDA device");
+  /* Output paths, before anything runs (kit_check_output_file: nothing is created). */
+  const char *flags[4 + 3] = {"--json", "--trace", "--checkpoint"}, *paths[4 + 3] = {run->json, run->trace,
+                                                                                       run->checkpoint};
+  const int nout = 3 + (app->outputs ? app->outputs(app->params, flags + 3, paths + 3) : 0);
+  for (int i = 0; i < nout; ++i)
+    if (kit_check_output_file(env, app->name, flags[i], paths[i])) return KIT_EXIT_USAGE;
+  /* GPUs: one per rank, or (gpus_max) every GPU the process may use, at most one per unit of
+   * work when --gpus is not given (the default must not refuse a problem for the machine). */
+  int mt_max = (*v)->gpus_max;
+  const int limit = app->gpu_limit && !run->gpus_given ? app->gpu_limit(env, app->params) : 0;
+  if (mt_max > 0 && limit > 0 && limit < mt_max) mt_max = limit;
+  *gpus = kit_choose_gpus(env, app->name, (*v)->needs_gpu, mt_max, (*v)->thread_level, run->gpus, gpus_total);
+  if (*gpus < 0) return KIT_EXIT_USAGE;
+  double host = 0.0, device = 0.0;
+  const int prc = app->plan(env, app->params, *v, *gpus, &host, &device);
+  if (prc >= 0) return prc;
+  const int devices = *gpus < env->gpus_visible ? *gpus : env->gpus_visible;
+  const int mrc = kit_check_memory(env, app->name, host, (*v)->needs_gpu ? device : 0.0, devices);
+  return mrc ? mrc : -1;
+}
+
+int kit_main(const kit_app *app, int argc, char **argv) {
+  kit_env env;
+  kit_init(&argc, &argv, &env);
+  const kit_variant *v = NULL;
+  int gpus = 0, gpus_total = 0;
+  const int early = prologue(app, &env, argc, argv, &v, &gpus, &gpus_total);
+  if (early >= 0) return kit_finalize(early);
+  const kit_run *run = app->run;
+
+  /* Ceilings measured on this machine, and the hybrid share derived from them. */
+  const int uses_host = !v->needs_gpu || v->hybrid;
+  const double host_bw = uses_host ? kit_host_triad_ceiling(&env, run->measure_ceilings) : 0.0;
+  const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, run->measure_ceilings) : 0.0;
+  double cpu_fraction = -1.0, model = -1.0, t_model = 0.0, t_zero = 0.0;
+  if (v->hybrid)
+    cpu_fraction = run->cpu_fraction >= 0.0 ? run->cpu_fraction
+                                            : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+
+  int todo_iters = run->iters;
+  void *ctx = app->context(&env, app->params, gpus, &todo_iters);
+  const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : NULL;
+  if (v->hybrid) app->set_cpu_fraction(ctx, cpu_fraction);
+  /* --cpu-fraction auto: Paper II's model proposes a share; a short measurement against the
+   * GPU-only schedule decides, so that the hybrid never loses to it (docs/hybrid.md). */
+  if (model > 0.0 && gpu_only && cpu_units_anywhere(app, ctx, model) > 0) {
+    const int steps = run->iters < 5 ? 5 : (run->iters > 20 ? 20 : run->iters);
+    t_model = calibrate(v, ctx, steps);
+    app->set_cpu_fraction(ctx, 0.0);
+    t_zero = calibrate(gpu_only, ctx, steps);
+    cpu_fraction = t_model < t_zero ? model : 0.0;
+    app->set_cpu_fraction(ctx, cpu_fraction);
+    kit_log(&env, "%s: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
+            app->name, model, t_model, t_zero, steps, cpu_fraction);
+  }
+  /* A hybrid run that gives no rank a CPU unit is Paper II's GPU-only scheme: run that
+   * schedule rather than the hybrid's with idle CPU groups (docs/hybrid.md). */
+  const kit_variant *exec = v;
+  if (v->hybrid && gpu_only && cpu_units_anywhere(app, ctx, cpu_fraction) == 0) {
+    exec = gpu_only;
+    kit_log(&env, "%s: hybrid: no CPU share on any rank: running the %s schedule", app->name, gpu_only->name);
+  }
+
+  /* The timed loop: warm-up, profiled pass, repetitions; checkpoints between chunks. */
+  void *st = exec->setup(ctx);
+  const kit_halo *h = exec->halo(st);
+  kit_run todo = *run;
+  todo.iters = todo_iters;
+  chunk_arg ck = {app, ctx, exec, run->iters - todo_iters};
+  const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters, write_checkpoint, &ck};
+  const kit_timing timing =
+      kit_time_variant(&todo, st, exec->run, exec->reset, h, run->checkpoint && app->checkpoint ? &chunks : NULL);
+
+  /* The report: the run, the figure of merit against the ceiling of what ran, messages. */
+  kit_report rep;
+  kit_report_init(&rep, app->name, v->name);
+  app->describe(app->params, &rep.params);
+  kit_json_end_object(&rep.params);
+  kit_measure m;
+  app->measure(ctx, &m);
+  const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (uses_host ? host_bw : 0.0);
+  kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
+  kit_report_fom(&rep, m.fom_name, m.fom_unit, m.work_per_step * todo.iters / timing.time.median);
+  kit_report_bandwidth(&rep, m.bytes_per_step, todo.iters, ceiling,
+                       v->needs_gpu ? (v->hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                                    : "host triad x nodes");
+  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                      (double)run->reps * todo.iters);
+  if (v->hybrid) {
+    int units = app->cpu_units(ctx, cpu_fraction), total = 0;
+    KIT_MPI_CHECK(MPI_Allreduce(&units, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    kit_report_hybrid(&rep, total, model, t_model, t_zero);
+  }
+  app->finish(ctx, exec, st, &rep);
+  const int code = kit_report_finish(&rep, &env, run->json);
+  kit_report_free(&rep);
+  exec->teardown(st);
+  app->free_context(ctx);
+  return kit_finalize(code);
+}
