@@ -9,8 +9,10 @@ include_guard(GLOBAL)
 function(kit_compile_options target)
   # -Wno-missing-field-initializers: an option row names the fields it needs and leaves the
   # trailing ones (which variants it applies to, whether it was seen) zero, as C defines.
+  # -Wpointer-arith: arithmetic on a void * (the contract's fetch buffer) counts bytes in GNU
+  # C, not elements; it must be cast to its type first.
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>
+    $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wpointer-arith>
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>)
   if(KIT_EXACT)
     # Same expressions, same order, no fused multiply-add: CPU and GPU agree bit for bit.

@@ -216,7 +216,7 @@ static void hy_fetch(void *st, void *out) {
   hybrid_state *s = st;
   laplace_dev_block_fetch(&s->d, out);
   if (s->nc)
-    laplace_copy_interior(&s->hb, s->hu, 1, s->nc + 1, out + (size_t)s->ng * s->hb.nx * s->hb.ny);
+    laplace_copy_interior(&s->hb, s->hu, 1, s->nc + 1, (double *)out + (size_t)s->ng * s->hb.nx * s->hb.ny);
 }
 
 static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
@@ -242,5 +242,5 @@ static void hy_teardown(void *st) {
 
 const laplace_variant laplace_hybrid = {
     "hybrid", "one rank per GPU; the slab split between GPU and CPU cores, nested OpenMP groups (Paper II)",
-    1, hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown,
+    1, hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown, .hybrid = 1,
 };
