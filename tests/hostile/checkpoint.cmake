@@ -10,9 +10,7 @@ set(_ck_apps "laplace|--variant cpu --size 3,2,2" "ising|--variant cpu --size 2,
              "lbm|--variant cpu --size 3,2,4" "particles|--variant cpu --cells 5,4,6 --rc 2.0"
              "tetfv|--variant cpu --mesh box:3 --init random")
 foreach(a ${_ck_apps})
-  string(REPLACE "|" ";" a "${a}")
-  list(GET a 0 app)
-  list(GET a 1 args)
+  hostile_fields("${a}" app args)
   if(NOT TARGET ${app})
     continue()
   endif()
@@ -39,9 +37,7 @@ endif()
 # The writer's path handling is one function (kit_checkpoint_write) for all five apps: each
 # case once, on one app. shared needs overlapping runs, so it is not run beside others.
 foreach(c "planted|laplace" "symlink|lbm" "device|particles" "shared|ising")
-  string(REPLACE "|" ";" c "${c}")
-  list(GET c 0 mode)
-  list(GET c 1 app)
+  hostile_fields("${c}" mode app)
   if(NOT TARGET ${app})
     continue()
   endif()
