@@ -56,6 +56,15 @@ static int cpu_units_anywhere(const kit_app *app, const void *ctx, double fracti
   return any;
 }
 
+/* uniform_share: 1 if share f gives every rank CPU units or none (collective). */
+static int share_uniform(const kit_app *app, const void *ctx, double fraction) {
+  const int mine = app->cpu_units(ctx, fraction) > 0;
+  int lo = 0, hi = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  return !app->uniform_share || lo == hi;
+}
+
 /* --checkpoint between chunks of the last repetition (kit_time_variant's chunking). */
 typedef struct chunk_arg {
   const kit_app *app;
@@ -129,13 +138,32 @@ int kit_main(const kit_app *app, int argc, char **argv) {
                                             : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
 
   int todo_iters = run->iters;
-  void *ctx = app->context(&env, app->params, gpus, &todo_iters);
-  const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : NULL;
-  if (v->hybrid) app->set_cpu_fraction(ctx, cpu_fraction);
+  void *ctx = NULL;
+  const int crc = app->context(&env, app->params, v, gpus, &ctx, &todo_iters);
+  if (crc >= 0) {
+    if (ctx) app->free_context(ctx);
+    return kit_finalize(crc);
+  }
+  /* The share-0 schedule: the GPU-only variant, or the hybrid itself with no CPU share. */
+  const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : v;
+  if (v->hybrid) {
+    if (model > 0.0 && !share_uniform(app, ctx, model)) {
+      kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without a CPU %s: using 0", app->name, model,
+              app->cpu_unit ? app->cpu_unit : "share");
+      cpu_fraction = 0.0;
+    }
+    if (run->cpu_fraction >= 0.0 && !share_uniform(app, ctx, cpu_fraction)) {
+      app->free_context(ctx);
+      return kit_finalize(kit_usage_error(&env,
+          "%s: --cpu-fraction %g gives some ranks CPU %s and others none (their parts are too thin); use a larger "
+          "share, a smaller one, or fewer ranks", app->name, cpu_fraction, app->cpu_unit ? app->cpu_unit : "work"));
+    }
+    app->set_cpu_fraction(ctx, cpu_fraction);
+  }
   /* --cpu-fraction auto: Paper II's model proposes a share; a short measurement against the
    * GPU-only schedule decides, so that the hybrid never loses to it (docs/hybrid.md). */
-  if (model > 0.0 && gpu_only && cpu_units_anywhere(app, ctx, model) > 0) {
-    const int steps = run->iters < 5 ? 5 : (run->iters > 20 ? 20 : run->iters);
+  if (cpu_fraction > 0.0 && model > 0.0 && cpu_units_anywhere(app, ctx, model) > 0) {
+    const int steps = todo_iters < 5 ? 5 : (todo_iters > 20 ? 20 : todo_iters);
     t_model = calibrate(v, ctx, steps);
     app->set_cpu_fraction(ctx, 0.0);
     t_zero = calibrate(gpu_only, ctx, steps);
@@ -147,42 +175,47 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   /* A hybrid run that gives no rank a CPU unit is Paper II's GPU-only scheme: run that
    * schedule rather than the hybrid's with idle CPU groups (docs/hybrid.md). */
   const kit_variant *exec = v;
-  if (v->hybrid && gpu_only && cpu_units_anywhere(app, ctx, cpu_fraction) == 0) {
+  if (v->hybrid && gpu_only != v && cpu_units_anywhere(app, ctx, cpu_fraction) == 0) {
     exec = gpu_only;
-    kit_log(&env, "%s: hybrid: no CPU share on any rank: running the %s schedule", app->name, gpu_only->name);
+    kit_log(&env, "%s: hybrid: no CPU %s on any rank: running the %s schedule", app->name,
+            app->cpu_unit ? app->cpu_unit : "share", gpu_only->name);
   }
 
-  /* The timed loop: warm-up, profiled pass, repetitions; checkpoints between chunks. */
+  /* The timed loop: warm-up, profiled pass, repetitions; checkpoints between chunks (or the
+   * app's own, app->timed). */
   void *st = exec->setup(ctx);
-  const kit_halo *h = exec->halo(st);
+  const kit_halo *h = exec->halo ? exec->halo(st) : NULL;
   kit_run todo = *run;
   todo.iters = todo_iters;
-  chunk_arg ck = {app, ctx, exec, run->iters - todo_iters};
-  const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters, write_checkpoint, &ck};
-  const kit_timing timing =
-      kit_time_variant(&todo, st, exec->run, exec->reset, h, run->checkpoint && app->checkpoint ? &chunks : NULL);
+  kit_timing timing;
+  if (!app->timed || !app->timed(ctx, exec, st, &timing)) {
+    chunk_arg ck = {app, ctx, exec, run->iters - todo_iters};
+    const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters, write_checkpoint, &ck};
+    timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, run->checkpoint && app->checkpoint ? &chunks : NULL);
+  }
 
   /* The report: the run, the figure of merit against the ceiling of what ran, messages. */
   kit_report rep;
   kit_report_init(&rep, app->name, v->name);
-  app->describe(app->params, &rep.params);
+  app->describe(app->params, ctx, exec, &rep.params);
   kit_json_end_object(&rep.params);
   kit_measure m;
-  app->measure(ctx, &m);
+  app->measure(ctx, &timing, &m);
   const double ceiling = (v->needs_gpu ? dev_bw * gpus_total : 0.0) + (uses_host ? host_bw : 0.0);
   kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
-  kit_report_fom(&rep, m.fom_name, m.fom_unit, m.work_per_step * todo.iters / timing.time.median);
-  kit_report_bandwidth(&rep, m.bytes_per_step, todo.iters, ceiling,
+  kit_report_fom(&rep, m.fom_name, m.fom_unit, m.fom);
+  kit_report_bandwidth(&rep, m.bytes_per_step, timing.iters, ceiling,
                        v->needs_gpu ? (v->hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
-  kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
-                      (double)run->reps * todo.iters);
+  if (h)
+    kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
+                        (double)timing.reps * timing.iters);
   if (v->hybrid) {
     int units = app->cpu_units(ctx, cpu_fraction), total = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&units, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    kit_report_hybrid(&rep, total, model, t_model, t_zero);
+    kit_report_hybrid(&rep, app->cpu_unit, total, model, t_model, t_zero);
   }
-  app->finish(ctx, exec, st, &rep);
+  app->finish(ctx, exec, st, &timing, &rep);
   const int code = kit_report_finish(&rep, &env, run->json);
   kit_report_free(&rep);
   exec->teardown(st);

@@ -347,8 +347,12 @@ void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, doubl
   r->fraction_of_ceiling = ceiling > 0 ? r->bandwidth_GBs / ceiling : 0.0;
 }
 
-void kit_report_hybrid(kit_report *r, int cpu_planes, double model, double t_model, double t_zero) {
-  kit_report_result(r, "cpu_planes", cpu_planes, "planes");
+void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model, double t_zero) {
+  if (unit) {
+    char key[64];
+    snprintf(key, sizeof key, "cpu_%s", unit);
+    kit_report_result(r, key, cpu_units, unit);
+  }
   if (model >= 0.0) kit_report_result(r, "cpu_fraction_model", model, "");
   if (t_model > 0.0) {
     kit_report_result(r, "calibration_model_s", t_model, "s");

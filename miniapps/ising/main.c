@@ -319,7 +319,7 @@ int main(int argc, char **argv) {
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)p.run.reps * todo.iters);
   if (is_hybrid) {
-    kit_report_hybrid(&rep, cpu_planes_total(&ctx.blk, granule, cpu_fraction), model_fraction, t_model, t_zero);
+    kit_report_hybrid(&rep, "planes", cpu_planes_total(&ctx.blk, granule, cpu_fraction), model_fraction, t_model, t_zero);
   }
 
   /* Observables, verification and --dump work on the final lattice of the last repetition. */

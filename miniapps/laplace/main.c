@@ -89,9 +89,9 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
 }
 
 /* This rank's z-slab and its neighbours; a restarted run does only the steps left. */
-static void *context(const kit_env *env, void *params, int gpus, int *todo) {
+static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
   laplace_params *p = params;
-  run_ctx *r = kit_malloc(sizeof *r, "context");
+  run_ctx *r = *ctx = kit_malloc(sizeof *r, "context");
   const kit_block part = kit_block_split(p->size[2], env->nranks, env->rank);
   r->c.p = p;
   r->c.env = env;
@@ -103,7 +103,7 @@ static void *context(const kit_env *env, void *params, int gpus, int *todo) {
   r->initial = *p;
   r->restart_planes = p->run.restart ? laplace_restart_load(p, env, &r->c.blk) : NULL;
   *todo = p->run.iters - p->start_step;
-  return r;
+  return -1;
 }
 
 static void free_context(void *ctx) {
@@ -114,12 +114,12 @@ static void free_context(void *ctx) {
 static int cpu_units(const void *ctx, double f) { return kit_cpu_planes(((const run_ctx *)ctx)->c.blk.nz, f); }
 static void set_cpu_fraction(void *ctx, double f) { ((run_ctx *)ctx)->c.cpu_fraction = f; }
 
-static void measure(const void *ctx, kit_measure *m) {
+static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double points = points_of(((const run_ctx *)ctx)->c.p);
-  *m = (kit_measure){"GLUP/s", "GLUP/s", points * 1e-9, LAPLACE_BYTES_PER_POINT * points};
+  *m = (kit_measure){"GLUP/s", "GLUP/s", points * t->iters / t->time.median * 1e-9, LAPLACE_BYTES_PER_POINT * points};
 }
 
-static void describe(const void *params, kit_json *j) {
+static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
   const laplace_params *p = params;
   char seed[32];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
@@ -157,7 +157,7 @@ static void checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
 }
 
 /* Verification, the l2 norm and --dump, on the final field of the last repetition. */
-static void finish(void *ctx, const kit_variant *v, void *st, kit_report *rep) {
+static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
   const run_ctx *r = ctx;
   const laplace_params *p = r->c.p;
   double *interior = fetched(r, v, st);
@@ -191,7 +191,7 @@ int main(int argc, char **argv) {
       .summary = "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
       .variants = variants, .gpu_only_fallback = "two-stream", .opts = opts, .run = &p.run, .params = &p,
       .check = check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = context,
-      .free_context = free_context, .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction,
+      .free_context = free_context, .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction, .cpu_unit = "planes",
       .measure = measure, .describe = describe, .checkpoint = checkpoint, .finish = finish,
   };
   return kit_main(&app, argc, argv);

@@ -398,7 +398,7 @@ int main(int argc, char **argv) {
                        v->needs_gpu ? (is_hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
                                     : "host triad x nodes");
   if (is_hybrid) {
-    kit_report_hybrid(&rep, cpu_planes_total(&ctx.blk, cpu_fraction), model_fraction, t_model, t_zero);
+    kit_report_hybrid(&rep, "planes", cpu_planes_total(&ctx.blk, cpu_fraction), model_fraction, t_model, t_zero);
   }
   kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                       (double)timing.reps * timing.iters);

@@ -60,14 +60,17 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
   *host = 8.0 * ((toy_params *)params)->size;
   return -1;
 }
-static void *context(const kit_env *env, void *params, int gpus, int *todo) { return params; }
-static void free_context(void *ctx) {}
-static void measure(const void *ctx, kit_measure *m) {
-  const double n = ((const toy_params *)ctx)->size;
-  *m = (kit_measure){"cell updates/s", "1/s", n, 16.0 * n};
+static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
+  *ctx = params;
+  return -1;
 }
-static void describe(const void *params, kit_json *j) { kit_json_int(j, "size", ((const toy_params *)params)->size); }
-static void finish(void *ctx, const kit_variant *v, void *st, kit_report *rep) {
+static void free_context(void *ctx) {}
+static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
+  const double n = ((const toy_params *)ctx)->size;
+  *m = (kit_measure){"cell updates/s", "1/s", n * t->iters / t->time.median, 16.0 * n};
+}
+static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) { kit_json_int(j, "size", ((const toy_params *)params)->size); }
+static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
   const toy_params *p = ctx;
   double *u = kit_malloc((size_t)p->size * sizeof(double), "toy result");
   v->fetch(st, u);

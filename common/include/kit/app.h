@@ -29,17 +29,17 @@ typedef struct kit_variant {
   void (*reset)(void *st);              /* back to the initial state (untimed) */
   void (*run)(void *st, int steps);     /* `steps` time steps, complete on return */
   void (*fetch)(void *st, void *out);   /* this rank's result, in the app's layout */
-  const kit_halo *(*halo)(void *st);    /* message counters */
+  const kit_halo *(*halo)(void *st);    /* message counters (NULL: the app reports its own) */
   void (*teardown)(void *st);
   int gpus_max;     /* > 0: one process drives up to this many GPUs (multi-thread) */
   int thread_level; /* with gpus_max over several ranks: the MPI thread level it needs */
   int hybrid;       /* 1: the CPU takes a share of the rank's work (--cpu-fraction) */
 } kit_variant;
 
-/* What one run's figure of merit and bandwidth are made of (kit_app.measure). */
+/* What one run's figure of merit and bandwidth are (kit_app.measure, from the timing). */
 typedef struct kit_measure {
   const char *fom_name, *fom_unit; /* "GLUP/s" */
-  double work_per_step;            /* the figure of merit is work_per_step x steps / time */
+  double fom;                      /* its value for this run (median time) */
   double bytes_per_step;           /* the bytes model: what one step must move */
 } kit_measure;
 
@@ -68,21 +68,33 @@ typedef struct kit_app {
    * bytes this rank will allocate, for kit_check_memory. */
   int (*plan)(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host_bytes,
               double *device_bytes);
-  /* This rank's part of the problem, given to every variant's setup; `todo` gets the steps
-   * still to run (fewer than --iters after --restart). Freed by free_context. */
-  void *(*context)(const kit_env *env, void *params, int gpus, int *todo);
+  /* This rank's part of the problem (*ctx), given to every variant's setup; `todo` gets the
+   * steps still to run (fewer than --iters after --restart). -1 to go on, or the exit code
+   * after one line: what only the built problem shows (a mesh file's flaw, a rank left
+   * without cells) is refused here. Freed by free_context (also after a refusal). */
+  int (*context)(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo);
   void (*free_context)(void *ctx);
-  /* hybrid: the whole units (planes) a CPU share gives this rank, and setting the share. */
+  /* hybrid: the whole units a CPU share gives this rank (named cpu_unit in the report, or
+   * reported by the app itself when cpu_unit is NULL), and setting the share. */
   int (*cpu_units)(const void *ctx, double fraction);
   void (*set_cpu_fraction)(void *ctx, double fraction);
-  /* The figure of merit's name and unit, the work and bytes of one step. */
-  void (*measure)(const void *ctx, kit_measure *m);
+  const char *cpu_unit; /* "planes": the report's "cpu_planes" */
+  /* 1: a share must give every rank CPU units or none (the CPU part sits between the GPU
+   * part and the rank above: a thin slab that rounds to none cannot run beside one that has
+   * some). An automatic share that breaks this is 0; a given one is refused. */
+  int uniform_share;
+  /* Optional: a run that is not warm-up + profiled pass + repetitions of `iters` steps (bfs:
+   * one timed search per key; lbm --until-steady: chunks until a tolerance) times itself,
+   * fills *t and returns 1; 0: kit_main's loop (kit_time_variant). */
+  int (*timed)(void *ctx, const kit_variant *v, void *st, kit_timing *t);
+  /* The figure of merit (name, unit, value) and the bytes of one step, from the timing. */
+  void (*measure)(const void *ctx, const kit_timing *t, kit_measure *m);
   /* The problem's parameters into the report's `params` (the object is open). */
-  void (*describe)(const void *params, kit_json *j);
+  void (*describe)(const void *params, const void *ctx, const kit_variant *v, kit_json *j);
   /* --checkpoint: the state after `step` steps in all, written (may be NULL: no checkpoints). */
   void (*checkpoint)(void *ctx, const kit_variant *v, void *st, int step);
   /* After the timed runs: verification, the app's results and dumps into rep. */
-  void (*finish)(void *ctx, const kit_variant *v, void *st, kit_report *rep);
+  void (*finish)(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep);
 } kit_app;
 
 /* The whole run (above): kit_init, the pipeline, kit_finalize; returns the exit code. */

@@ -116,9 +116,10 @@ void kit_report_fom(kit_report *r, const char *name, const char *unit, double va
 /* bandwidth = bytes_per_step * steps / median time; fraction against `ceiling`. */
 void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, double ceiling,
                           const char *ceiling_source);
-/* A hybrid run's split: the CPU planes summed over ranks, the model's share (model < 0: the
- * share was given, not modelled) and the --cpu-fraction auto measurements (t_model <= 0: none). */
-void kit_report_hybrid(kit_report *r, int cpu_planes, double model, double t_model, double t_zero);
+/* A hybrid run's split: the CPU units summed over ranks, as "cpu_<unit>" (unit NULL: the app
+ * reports its split itself), the model's share (model < 0: the share was given, not
+ * modelled) and the --cpu-fraction auto measurements (t_model <= 0: none). */
+void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model, double t_zero);
 /* MPI messages and bytes this rank sent during `steps` steps; summed over ranks. */
 void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps);
 /* Print on rank 0, append JSON if asked, return the exit code (same on every rank). */
