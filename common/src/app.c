@@ -183,7 +183,11 @@ int kit_main(const kit_app *app, int argc, char **argv) {
 
   /* The timed loop: warm-up, profiled pass, repetitions; checkpoints between chunks (or the
    * app's own, app->timed). */
+  KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t_setup = kit_now();
   void *st = exec->setup(ctx);
+  double setup_s = kit_now() - t_setup;
+  KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &setup_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   const kit_halo *h = exec->halo ? exec->halo(st) : NULL;
   kit_run todo = *run;
   todo.iters = todo_iters;
@@ -193,6 +197,7 @@ int kit_main(const kit_app *app, int argc, char **argv) {
     const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters, write_checkpoint, &ck};
     timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, run->checkpoint && app->checkpoint ? &chunks : NULL);
   }
+  timing.setup_s = setup_s;
 
   /* The report: the run, the figure of merit against the ceiling of what ran, messages. */
   kit_report rep;

@@ -43,6 +43,7 @@ typedef struct kit_timing {
   const char **phase_names;
   double *phase_secs;
   long long messages_before, bytes_before; /* halo counters when timing started */
+  double setup_s;               /* kit_main: the variant's setup, max over ranks (untimed) */
 } kit_timing;
 
 /* The variant names of the kit's contract (DESIGN.md Sec. 3), in --variant list's order. */
