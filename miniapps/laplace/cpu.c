@@ -79,6 +79,13 @@ static void cpu_teardown(void *st) {
 }
 
 const laplace_variant laplace_cpu = {
-    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_halo, cpu_teardown,
+    .name = "cpu",
+    .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+    .needs_gpu = 0,
+    .setup = cpu_setup,
+    .reset = cpu_reset,
+    .run = cpu_run,
+    .fetch = cpu_fetch,
+    .halo = cpu_halo,
+    .teardown = cpu_teardown,
 };

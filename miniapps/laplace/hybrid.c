@@ -241,6 +241,14 @@ static void hy_teardown(void *st) {
 }
 
 const laplace_variant laplace_hybrid = {
-    "hybrid", "one rank per GPU; the slab split between GPU and CPU cores, nested OpenMP groups (Paper II)",
-    1, hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown, .hybrid = 1,
+    .name = "hybrid",
+    .summary = "one rank per GPU; the slab split between GPU and CPU cores, nested OpenMP groups (Paper II)",
+    .needs_gpu = 1,
+    .setup = hy_setup,
+    .reset = hy_reset,
+    .run = hy_run,
+    .fetch = hy_fetch,
+    .halo = hy_halo,
+    .teardown = hy_teardown,
+    .hybrid = 1,
 };

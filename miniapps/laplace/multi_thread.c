@@ -245,9 +245,16 @@ static void mt_teardown(void *st) {
 }
 
 const laplace_variant laplace_multi_thread = {
-    "multi-thread",
-    "one process drives all its GPUs: a main, a send and a receive thread per GPU, P2P or staged copies",
-    1, mt_setup, mt_reset, mt_run, mt_fetch, mt_halo, mt_teardown,
+    .name = "multi-thread",
+    .summary = "one process drives all its GPUs: a main, a send and a receive thread per GPU, P2P or staged copies",
+    .needs_gpu = 1,
+    .setup = mt_setup,
+    .reset = mt_reset,
+    .run = mt_run,
+    .fetch = mt_fetch,
+    .halo = mt_halo,
+    .teardown = mt_teardown,
     /* Its end GPUs' threads call MPI themselves: MPI_THREAD_MULTIPLE over several ranks. */
-    .gpus_max = LAPLACE_MT_MAX_GPUS, .thread_level = MPI_THREAD_MULTIPLE,
+    .gpus_max = LAPLACE_MT_MAX_GPUS,
+    .thread_level = MPI_THREAD_MULTIPLE,
 };

@@ -84,6 +84,13 @@ static void naive_teardown(void *st) {
 }
 
 const laplace_variant laplace_naive = {
-    "naive", "one rank per GPU, one stream: compute all, then D2H, MPI, H2D (no overlap)", 1,
-    naive_setup, naive_reset, naive_run, naive_fetch, naive_halo, naive_teardown,
+    .name = "naive",
+    .summary = "one rank per GPU, one stream: compute all, then D2H, MPI, H2D (no overlap)",
+    .needs_gpu = 1,
+    .setup = naive_setup,
+    .reset = naive_reset,
+    .run = naive_run,
+    .fetch = naive_fetch,
+    .halo = naive_halo,
+    .teardown = naive_teardown,
 };

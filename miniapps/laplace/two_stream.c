@@ -118,6 +118,13 @@ static void ts_teardown(void *st) {
 }
 
 const laplace_variant laplace_two_stream = {
-    "two-stream", "one rank per GPU; boundary stream (compute, D2H, MPI, H2D) overlaps the bulk stream", 1,
-    ts_setup, ts_reset, ts_run, ts_fetch, ts_halo, ts_teardown,
+    .name = "two-stream",
+    .summary = "one rank per GPU; boundary stream (compute, D2H, MPI, H2D) overlaps the bulk stream",
+    .needs_gpu = 1,
+    .setup = ts_setup,
+    .reset = ts_reset,
+    .run = ts_run,
+    .fetch = ts_fetch,
+    .halo = ts_halo,
+    .teardown = ts_teardown,
 };

@@ -50,9 +50,12 @@ static void teardown(void *st) {
   free(st);
 }
 
-static const kit_variant toy_cpu = {"cpu", "every cell, every step", 0, setup, reset, run_plain, fetch, halo, teardown};
-static const kit_variant toy_sixth = {"sixth", "all steps of a cell at once, cells backwards", 0, setup, reset,
-                                      run_sixth, fetch, halo, teardown};
+static const kit_variant toy_cpu = {.name = "cpu", .summary = "every cell, every step", .setup = setup,
+                                    .reset = reset, .run = run_plain, .fetch = fetch, .halo = halo,
+                                    .teardown = teardown};
+static const kit_variant toy_sixth = {.name = "sixth", .summary = "all steps of a cell at once, cells backwards",
+                                      .setup = setup, .reset = reset, .run = run_sixth, .fetch = fetch,
+                                      .halo = halo, .teardown = teardown};
 static const kit_variant *const variants[] = {&toy_cpu, &toy_sixth, NULL};
 
 static int check(const kit_env *env, void *params, const char *variant) { return -1; }
