@@ -16,6 +16,8 @@ need c++ g++
 need mpicc libmpich-dev
 need mpiexec mpich
 need python3 python3
+# The one style of the tree (ci/format.sh, run by ci/test.sh).
+need clang-format clang-format
 if [ ! -f /usr/include/gtest/gtest.h ] && [ ! -d /usr/src/googletest ]; then missing+=(libgtest-dev googletest); fi
 # METIS partitions tetfv's meshes (and particles' irregular domains).
 if [ ! -f /usr/include/metis.h ]; then missing+=(libmetis-dev); fi
