@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kit/philox.h"
+#include "kit/slab.h"
 #include "laplace.h"
 #include "stencil.h"
 
@@ -83,4 +84,16 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
     for (size_t j = 1; j <= ny; ++j)
       memcpy(out + ((size_t)(l - l0) * ny + (j - 1)) * nx, u + (size_t)l * b->sz + j * b->sy + 1,
              nx * sizeof(double));
+}
+
+/* Host: fields, staging and fetch buffers on every rank, the gathered field and the oracle's
+ * two full fields on rank 0 (when anything needs the whole field); device: three fields. */
+void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device) {
+  const double plane = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0;
+  const double slab = plane * (kit_block_split(p->size[2], env->nranks, env->rank).count + 2);
+  const double whole = plane * (p->size[2] + 2), interior = 8.0 * p->size[0] * (double)p->size[1] * p->size[2];
+  *host = 3.0 * slab;
+  if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint)) *host += 2.0 * whole + 2.0 * interior;
+  if (env->rank == 0 && p->run.restart) *host += interior;
+  *device = 3.0 * slab;
 }

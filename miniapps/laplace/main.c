@@ -4,7 +4,6 @@
  * the time steps. Sourouri Papers I-II; see README.md in this folder.
  *   build/bin/laplace --variant list
  *   mpiexec -n 2 build/bin/laplace --variant two-stream --size 256 --iters 50 --json - */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,15 +75,7 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
                                      (unsigned long long)points_of(p), p->run.iters, "--iters", &p->start_step);
     if (rc >= 0) return rc;
   }
-  /* Host: fields, staging and fetch buffers on every rank, the gathered field and the
-   * oracle's two full fields on rank 0; device: three fields. */
-  const double plane = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0;
-  const double slab = plane * (kit_block_split(p->size[2], env->nranks, env->rank).count + 2);
-  const double whole = plane * (p->size[2] + 2), interior = 8.0 * points_of(p);
-  *host = 3.0 * slab;
-  if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint)) *host += 2.0 * whole + 2.0 * interior;
-  if (env->rank == 0 && p->run.restart) *host += interior;
-  *device = 3.0 * slab;
+  laplace_memory(p, env, host, device);
   return -1;
 }
 
@@ -139,37 +130,15 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
 }
 
-/* This rank's interior after the variant's steps (x fastest). */
-static double *fetched(const run_ctx *r, const kit_variant *v, void *st) {
-  double *interior = kit_malloc((size_t)r->c.blk.nx * r->c.blk.ny * r->c.blk.nz * sizeof(double), "result");
-  v->fetch(st, interior);
-  return interior;
-}
-
-/* --checkpoint: gather the field and write it. */
+/* --checkpoint: gather the field and write it (checkpoint.c). */
 static void checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
-  const run_ctx *r = ctx;
-  double *interior = fetched(r, v, st);
-  double *all = laplace_gather(r->c.p, r->c.env, &r->c.blk, interior);
-  laplace_checkpoint_save(r->c.p, r->c.env, all, step);
-  free(all);
-  free(interior);
+  laplace_checkpoint_write(&((run_ctx *)ctx)->c, v, st, step);
 }
 
 /* Verification, the l2 norm and --dump, on the final field of the last repetition. */
 static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
   const run_ctx *r = ctx;
-  const laplace_params *p = r->c.p;
-  double *interior = fetched(r, v, st);
-  double *gathered = (p->run.verify || p->dump) ? laplace_gather(p, r->c.env, &r->c.blk, interior) : NULL;
-  if (p->run.verify) laplace_verify(&r->initial, r->c.env, &r->c.blk, interior, gathered, rep);
-  double s2 = 0.0, all = 0.0;
-  for (size_t i = 0; i < (size_t)r->c.blk.nx * r->c.blk.ny * r->c.blk.nz; ++i) s2 += interior[i] * interior[i];
-  KIT_MPI_CHECK(MPI_Allreduce(&s2, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  kit_report_result(rep, "l2_norm", sqrt(all), "");
-  if (p->dump && r->c.env->rank == 0) kit_write_doubles(p->dump, gathered, (size_t)points_of(p));
-  free(gathered);
-  free(interior);
+  laplace_finish(&r->initial, &r->c, v, st, rep);
 }
 
 int main(int argc, char **argv) {

@@ -109,3 +109,24 @@ void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_b
                      res[3], FIXED_POINT_TOL, "oracle's max|u-g| never grows by more than %.1e per sweep",
                      FIXED_POINT_TOL);
 }
+
+double *laplace_fetch_interior(const laplace_block *b, const kit_variant *v, void *st) {
+  double *interior = kit_malloc((size_t)b->nx * b->ny * b->nz * sizeof(double), "result");
+  v->fetch(st, interior);
+  return interior;
+}
+
+void laplace_finish(const laplace_params *initial, const laplace_ctx *c, const kit_variant *v, void *st,
+                    kit_report *rep) {
+  const laplace_params *p = c->p;
+  double *interior = laplace_fetch_interior(&c->blk, v, st);
+  double *gathered = (p->run.verify || p->dump) ? laplace_gather(p, c->env, &c->blk, interior) : NULL;
+  if (p->run.verify) laplace_verify(initial, c->env, &c->blk, interior, gathered, rep);
+  double s2 = 0.0, all = 0.0;
+  for (size_t i = 0; i < (size_t)c->blk.nx * c->blk.ny * c->blk.nz; ++i) s2 += interior[i] * interior[i];
+  KIT_MPI_CHECK(MPI_Allreduce(&s2, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  kit_report_result(rep, "l2_norm", sqrt(all), "");
+  if (p->dump && c->env->rank == 0) kit_write_doubles(p->dump, gathered, (size_t)p->size[0] * p->size[1] * p->size[2]);
+  free(gathered);
+  free(interior);
+}

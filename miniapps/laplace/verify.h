@@ -10,4 +10,12 @@ double *laplace_gather(const laplace_params *p, const kit_env *env, const laplac
 /* Runs every check and records it in r. `gathered` is rank 0's whole field. */
 void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_block *b,
                     const double *interior, const double *gathered, kit_report *r);
+/* This rank's interior after the variant's steps (nx*ny*nz doubles, x fastest; caller frees). */
+double *laplace_fetch_interior(const laplace_block *b, const kit_variant *v, void *st);
+/* kit_app.finish: verification from the true initial problem (`initial`, even after
+ * --restart), the l2 norm and --dump, on the variant's final field. */
+void laplace_finish(const laplace_params *initial, const laplace_ctx *c, const kit_variant *v, void *st,
+                    kit_report *rep);
+/* kit_app.checkpoint: gather the field after `step` steps in all and write it (checkpoint.c). */
+void laplace_checkpoint_write(const laplace_ctx *c, const kit_variant *v, void *st, int step);
 #endif
