@@ -9,7 +9,8 @@
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
 # lbm also lbm-halo; `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
-# KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_CTEST_ARGS adds ctest
+# KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_BUILD_TARGETS builds
+# only those targets (then select their tests with KIT_CTEST_ARGS); KIT_CTEST_ARGS adds ctest
 # arguments such as -R REGEX, KIT_CTEST_JOBS sets its parallelism, default 8), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
@@ -34,7 +35,7 @@ log "configure + build"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKIT_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH=/tmp/deps/usr \
   -DKIT_GTEST_SOURCE_DIR=/tmp/deps/usr/src/googletest >> "$OUT/build.log" 2>&1 &&
-cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1
+cmake --build build-gpu -j "$(nproc)" ${KIT_BUILD_TARGETS:+--target $KIT_BUILD_TARGETS} >> "$OUT/build.log" 2>&1
 build_rc=$?
 if [ $build_rc -ne 0 ]; then tail -40 "$OUT/build.log"; log "BUILD FAILED"; exit 1; fi
 

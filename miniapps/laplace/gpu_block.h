@@ -5,6 +5,7 @@
 #define LAPLACE_GPU_BLOCK_H
 #include <cuda_runtime_api.h>
 
+#include "kit/exchange.h"
 #include "laplace.h"
 
 typedef struct laplace_dev_block {
@@ -29,6 +30,19 @@ void laplace_dev_block_free(laplace_dev_block *d);
 /* Address of local plane l of a device field. */
 static inline double *laplace_dev_plane(const laplace_dev_block *d, double *field, int l) {
   return field + (size_t)l * d->blk.sz;
+}
+/* The planes the next field exchanges: each side's first/last interior plane goes out, its
+ * ghost plane comes in (kit_exchange_run's send[] and recv[]). */
+static inline void laplace_dev_faces(const laplace_dev_block *d, void *send[2], void *recv[2]) {
+  send[KIT_DOWN] = laplace_dev_plane(d, d->un, 1);
+  send[KIT_UP] = laplace_dev_plane(d, d->un, d->blk.nz);
+  recv[KIT_DOWN] = laplace_dev_plane(d, d->un, 0);
+  recv[KIT_UP] = laplace_dev_plane(d, d->un, d->blk.nz + 1);
+}
+/* The exchange of a rank's slab with its neighbours over --comm's transport (kit/exchange.h). */
+static inline void laplace_exchange_init(kit_exchange *x, const laplace_ctx *c) {
+  kit_exchange_init(x, kit_comm_of(c->p->comm), MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz,
+                    MPI_DOUBLE, sizeof(double), 0);
 }
 /* Swap current and next. */
 static inline void laplace_dev_swap(laplace_dev_block *d) {

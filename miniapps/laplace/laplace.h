@@ -23,6 +23,7 @@ typedef struct laplace_params {
   const char *init;   /* initial interior: "zero" or "random" (--init) */
   const char *dump;   /* --dump FILE: final interior as raw little-endian doubles */
   int p2p;            /* multi-thread: peer-to-peer copies where possible (--no-p2p: off) */
+  const char *comm;   /* naive, two-stream: how planes move between processes (--comm, kit/exchange.h) */
   /* --restart: the initial interior comes from a checkpoint instead of --init. */
   const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */
   int restart_k0, restart_nz;

@@ -11,10 +11,15 @@
 #include "kit/app.h"
 #include "kit/check.h"
 #include "kit/checkpoint.h"
+#include "kit/exchange.h"
 #include "kit/hybrid.h"
 #include "kit/slab.h"
 #include "laplace.h"
 #include "verify.h"
+
+/* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
+#define COMM_VARIANTS "naive|two-stream"
+static int takes_comm(const kit_variant *v) { return !strcmp(v->name, "naive") || !strcmp(v->name, "two-stream"); }
 
 /* Bytes one point update must move: read u once, write u_new once (neighbours from cache). */
 #define LAPLACE_BYTES_PER_POINT 16.0
@@ -67,13 +72,15 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
   if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
     return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
                            p->size[2], env->nranks, gpus);
+  const int rc = takes_comm(v) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
+  if (rc >= 0) return rc;
   if (p->run.restart) {
     /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input. */
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = laplace_checkpoint_ident(p, ident);
-    const int rc = kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
+    const int rrc = kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
                                      (unsigned long long)points_of(p), p->run.iters, "--iters", &p->start_step);
-    if (rc >= 0) return rc;
+    if (rrc >= 0) return rrc;
   }
   laplace_memory(p, env, host, device);
   return -1;
@@ -125,6 +132,9 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_int(j, "reps", p->run.reps);
   kit_json_raw(j, "seed", seed);
   kit_json_bool(j, "p2p", p->p2p);
+  /* How planes moved between processes: --comm where the variant takes it; multi-thread copies
+   * peer to peer inside the process and stages through the host between processes. */
+  kit_json_string(j, "comm", takes_comm(v) ? p->comm : "host");
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_int(j, "start_step", p->start_step);
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
@@ -142,7 +152,7 @@ static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *
 }
 
 int main(int argc, char **argv) {
-  laplace_params p = {.run = kit_run_defaults(), .size = {64, 64, 64}, .beta = 1.0 / 6.0, .init = "zero", .p2p = 1};
+  laplace_params p = {.run = kit_run_defaults(), .size = {64, 64, 64}, .beta = 1.0 / 6.0, .init = "zero", .p2p = 1, .comm = "host"};
   kit_option opts[KIT_RUN_NOPTS + 8];
   int n = kit_run_options(&p.run, opts);
   const kit_option app_opts[] = {
@@ -151,6 +161,7 @@ int main(int argc, char **argv) {
       {"beta", KIT_OPT_DOUBLE, &p.beta, "B", "weight of each of the six neighbours", 1, 0, 0, NULL, NULL, NULL},
       {"init", KIT_OPT_STRING, &p.init, "KIND", "initial interior", 1, 0, 0, "zero|random", NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final interior as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
+      {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
   };
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

@@ -1,7 +1,7 @@
 /* two_stream.c: the `two-stream` variant. One MPI rank per GPU with a boundary stream
- * and a bulk stream: the two boundary planes are computed first and copied to the host on
- * the boundary stream, while the bulk of the slab computes on the other stream; MPI and
- * the copy of the received ghost planes back to the device overlap the bulk.
+ * and a bulk stream: the two boundary planes are computed first and exchanged on the
+ * boundary stream (--comm host: copied to the host, MPI, copied back; nccl: device to
+ * device), while the bulk of the slab computes on the other stream.
  * Sourouri Paper II Listing 1; Bernaschi et al. Fig. 2.
  * Unlike Listing 1, a step does not end with a device synchronisation: two events order
  * the streams instead (the next boundary waits for this bulk, which reads the planes it
@@ -21,7 +21,7 @@ typedef struct two_stream_state {
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary kernels are complete */
   cudaEvent_t bulk_done;     /* this step's bulk is complete */
-  kit_halo halo;             /* pinned staging buffers */
+  kit_exchange x;            /* the planes' transport (--comm) */
 } two_stream_state;
 
 static void *ts_setup(const void *arg) {
@@ -37,7 +37,7 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 1, 1);
+  laplace_exchange_init(&s->x, c);
   return s;
 }
 
@@ -48,51 +48,34 @@ static void ts_run(void *st, int steps) {
   laplace_dev_block *d = &s->d;
   const laplace_block *b = &d->blk;
   const laplace_params *p = s->c.p;
-  const size_t plane = b->sz * sizeof(double);
-  const int send_plane[2] = {1, b->nz}, ghost_plane[2] = {0, b->nz + 1};
   const int top = b->nz > 1 ? b->nz : 0; /* second boundary plane, if distinct from the first */
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    /* Boundary planes first, then straight to the host on the same stream. They overwrite
-     * planes that the previous bulk reads, so they wait for it. */
+    /* Boundary planes first. They overwrite planes that the previous bulk reads, so they
+     * wait for it. */
     if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
     int g = kit_gpu_range_begin("boundary", s->boundary);
     launch_laplace_sweep(b, d->u, d->un, 1, 2, p->alpha, p->beta, s->boundary);
     if (top) launch_laplace_sweep(b, d->u, d->un, top, top + 1, p->alpha, p->beta, s->boundary);
     kit_gpu_range_end(g, s->boundary);
     KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
-    g = kit_gpu_range_begin("d2h", s->boundary);
-    for (int side = 0; side < 2; ++side)
-      if (s->halo.send[side])
-        KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side], laplace_dev_plane(d, d->un, send_plane[side]),
-                                       plane, cudaMemcpyDeviceToHost, s->boundary));
-    kit_gpu_range_end(g, s->boundary);
 
     /* The bulk overlaps everything that follows. It overwrites planes the previous
      * boundary kernels read, and reads the ones they wrote: it waits for those kernels
-     * only, never for the exchange, so MPI stays off the bulk's critical path. */
+     * only, never for the exchange, so communication stays off the bulk's critical path. */
     g = kit_gpu_range_begin("bulk", s->bulk);
     launch_laplace_sweep(b, d->u, d->un, 2, b->nz, p->alpha, p->beta, s->bulk);
     kit_gpu_range_end(g, s->bulk);
     KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
-    KIT_RANGE_PUSH("wait_boundary");
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    /* The boundary planes to the neighbours, their planes into the ghosts, on the boundary
+     * stream behind the boundary kernels (--comm host: the host waits for the copies and
+     * MPI here; nccl: it only enqueues). */
+    KIT_RANGE_PUSH("exchange");
+    void *send[2], *recv[2];
+    laplace_dev_faces(d, send, recv);
+    kit_exchange_run(&s->x, send, recv, s->boundary);
     KIT_RANGE_POP();
-    KIT_RANGE_PUSH("mpi");
-    /* Receives are posted only now: the previous step's host-to-device copy, which reads
-     * the receive buffers, is complete once the boundary stream has drained. */
-    for (int side = 0; side < 2; ++side) kit_halo_irecv(&s->halo, side, s->halo.recv[side]);
-    for (int side = 0; side < 2; ++side) kit_halo_isend(&s->halo, side, s->halo.send[side]);
-    kit_halo_waitall(&s->halo);
-    KIT_RANGE_POP();
-
-    g = kit_gpu_range_begin("h2d", s->boundary);
-    for (int side = 0; side < 2; ++side)
-      if (s->halo.recv[side])
-        KIT_CUDA_CHECK(cudaMemcpyAsync(laplace_dev_plane(d, d->un, ghost_plane[side]), s->halo.recv[side],
-                                       plane, cudaMemcpyHostToDevice, s->boundary));
-    kit_gpu_range_end(g, s->boundary);
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0)); /* for the next bulk */
     laplace_dev_swap(d);
     KIT_RANGE_POP();
@@ -104,7 +87,7 @@ static void ts_run(void *st, int steps) {
 }
 
 static void ts_fetch(void *st, void *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
+static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->x.halo; }
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;
@@ -112,7 +95,7 @@ static void ts_teardown(void *st) {
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
-  kit_halo_free(&s->halo);
+  kit_exchange_free(&s->x);
   laplace_dev_block_free(&s->d);
   free(s);
 }

@@ -1,0 +1,79 @@
+// kit_exchange's plan under MPI (label mpi; 2, 3 and 4 ranks), with the host transport on
+// host buffers (on_host): what a GPU run does but for the copies' kind. Every rank's ghosts
+// get exactly its neighbours' boundary planes, the edges stay untouched, the counters add up
+// over repeated exchanges, and the stale-halo fault moves nothing.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "kit/exchange.h"
+
+namespace {
+struct Planes {
+  std::vector<double> send[2], recv[2];
+};
+
+// Fills the planes of exchange number `round`: values that name the rank, side and round.
+void fill(Planes &p, int rank, int round, size_t count) {
+  for (int side = 0; side < 2; ++side) {
+    p.send[side].assign(count, 0.0);
+    p.recv[side].assign(count, -1.0);
+    for (size_t i = 0; i < count; ++i) p.send[side][i] = 1e6 * rank + 1e4 * round + 1e3 * side + (double)i;
+  }
+}
+
+void run(kit_exchange *x, Planes &p) {
+  void *send[2] = {p.send[0].data(), p.send[1].data()}, *recv[2] = {p.recv[0].data(), p.recv[1].data()};
+  kit_exchange_run(x, send, recv, nullptr);
+}
+}  // namespace
+
+TEST(Exchange, NamesRoundTrip) {
+  for (int k = 0; k < KIT_COMM_COUNT; ++k) EXPECT_EQ(kit_comm_of(kit_comm_names[k]), (kit_comm)k);
+  EXPECT_STREQ(kit_comm_names[KIT_COMM_NCCL], "nccl");
+}
+
+TEST(Exchange, HostTransportDeliversNeighboursPlanes) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int down = rank > 0 ? rank - 1 : MPI_PROC_NULL, up = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+  const size_t count = 777;
+  kit_exchange x;
+  kit_exchange_init(&x, KIT_COMM_HOST, MPI_COMM_WORLD, down, up, count, MPI_DOUBLE, sizeof(double), 1);
+  Planes p;
+  for (int round = 0; round < 3; ++round) {
+    fill(p, rank, round, count);
+    run(&x, p);
+    for (size_t i = 0; i < count; ++i) {
+      // From below: what rank-1 sent up (its side 1); from above: what rank+1 sent down.
+      ASSERT_EQ(p.recv[KIT_DOWN][i], rank > 0 ? 1e6 * (rank - 1) + 1e4 * round + 1e3 + (double)i : -1.0);
+      ASSERT_EQ(p.recv[KIT_UP][i], rank < size - 1 ? 1e6 * (rank + 1) + 1e4 * round + (double)i : -1.0);
+    }
+  }
+  const long long per_round = (rank > 0) + (rank < size - 1);
+  EXPECT_EQ(x.halo.messages, 3 * per_round);
+  EXPECT_EQ(x.halo.bytes, 3 * per_round * (long long)(count * sizeof(double)));
+  kit_exchange_free(&x);
+}
+
+TEST(Exchange, StaleHaloFaultMovesNothing) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  kit_exchange x;
+  kit_exchange_init(&x, KIT_COMM_HOST, MPI_COMM_WORLD, rank > 0 ? rank - 1 : MPI_PROC_NULL,
+                    rank < size - 1 ? rank + 1 : MPI_PROC_NULL, 16, MPI_DOUBLE, sizeof(double), 1);
+  Planes p;
+  fill(p, rank, 0, 16);
+  setenv("KIT_FAULT", "stale-halo", 1);
+  run(&x, p);
+  unsetenv("KIT_FAULT");
+  for (int side = 0; side < 2; ++side)
+    for (double v : p.recv[side]) ASSERT_EQ(v, -1.0);
+  EXPECT_EQ(x.halo.messages, 0);
+  kit_exchange_free(&x);
+}
