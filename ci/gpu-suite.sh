@@ -7,7 +7,7 @@
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
 # tetfv-hybrid tetfv-dual; bfs: labs/scripts/bfs_sweep.sh as bfs-single bfs-large bfs-dual;
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
-# lbm also lbm-halo; `sanitize`: compute-sanitizer
+# lbm also lbm-halo; `halo`: kit-halo-sweep on 2 and 4 GPUs (labs/11-gpu-direct); `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
 # KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_BUILD_TARGETS builds
 # only those targets (then select their tests with KIT_CTEST_ARGS); KIT_CTEST_ARGS adds ctest
@@ -58,6 +58,10 @@ for m in "$@"; do
     particles-*) bash labs/scripts/particles_sweep.sh "${m#particles-}" "$OUT/particles.jsonl" build-gpu/bin/particles 2>> "$OUT/bench.log" ;;
     sanitize) python3 ci/compute_sanitize.py build-gpu "$OUT/sanitize" "${KIT_SANITIZE_TOOLS:-memcheck,racecheck,synccheck,initcheck}" 6 | tee "$OUT/sanitize.txt"
               tar -C "$OUT" -czf "$OUT/sanitize-logs.tgz" sanitize && rm -rf "$OUT/sanitize" ;;
+    halo) for np in 2 4; do   # labs/11-gpu-direct: every transport, 8 B to 64 MB
+            [ "$np" -le "$(nvidia-smi -L | wc -l)" ] || continue
+            bash labs/scripts/mpirun.sh "$np" build-gpu/bin/kit-halo-sweep --comm all --json "$OUT/halo.jsonl" 2>> "$OUT/bench.log" | tee -a "$OUT/halo.txt"
+          done ;;
     lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac

@@ -92,7 +92,7 @@ void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_do
                        MPI_Datatype type, size_t elem, int on_host) {
   memset(x, 0, sizeof *x);
   x->kind = kind;
-  x->bytes = count * elem;
+  x->bytes = x->capacity = count * elem;
   x->on_host = on_host;
   /* Only `host` stages: the others hand the device buffers to the transport. */
   kit_halo_init_typed(&x->halo, comm, nbr_down, nbr_up, count, type, elem, kind == KIT_COMM_HOST, !on_host);
@@ -117,6 +117,14 @@ void kit_exchange_free(kit_exchange *x) {
 #endif
   x->nccl = NULL;
   kit_halo_free(&x->halo);
+}
+
+void kit_exchange_resize(kit_exchange *x, size_t count) {
+  if (count * x->halo.elem > x->capacity)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "kit_exchange_resize: %zu elements exceed the %zu bytes set up", count,
+            x->capacity);
+  x->halo.count = count;
+  x->bytes = count * x->halo.elem;
 }
 
 /* A copy of one message on the stream (host memory in the plan's CPU tests). */

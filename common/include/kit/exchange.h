@@ -43,6 +43,7 @@ typedef struct kit_exchange {
   kit_comm kind;
   kit_halo halo;    /* neighbours, requests, counters; pinned staging for `host` */
   size_t bytes;     /* one message */
+  size_t capacity;  /* the largest message, as set up (staging buffers' size) */
   int on_host;      /* the buffers are host memory (CPU tests of the plan): plain copies */
   void *nccl;       /* ncclComm_t of the communicator's ranks (nccl) */
 } kit_exchange;
@@ -54,6 +55,9 @@ typedef struct kit_exchange {
 void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
                        MPI_Datatype type, size_t elem, int on_host);
 void kit_exchange_free(kit_exchange *x);
+/* Later messages carry `count` elements, at most the count given to kit_exchange_init (the
+ * message-size sweeps of labs/11-gpu-direct). */
+void kit_exchange_resize(kit_exchange *x, size_t count);
 /* One exchange: side s's send[s] (count elements on the device) goes to that neighbour, whose
  * message lands in recv[s]; ordered on `stream` (a cudaStream_t): work queued on it after
  * the call sees the ghosts, and may overwrite the send buffers. Every side with a neighbour
