@@ -5,6 +5,11 @@
  * multi-gpu-programming-models (the same Jacobi step over MPI, CUDA-aware MPI, NCCL).
  *   host        device -> pinned host -> MPI -> pinned host -> device: the lesson's
  *               baseline, Paper II Listing 1; the host waits for the copies and for MPI.
+ *   ipc         CUDA IPC between the processes of one node: each rank maps its neighbours'
+ *               device inboxes (two slots, used in turn) and copies its planes into them on
+ *               the stream; interprocess events order writer and reader, a one-integer MPI
+ *               message per neighbour and exchange says the events are recorded. The host
+ *               only enqueues (and trades those tokens).
  *   nccl        ncclSend/ncclRecv of the device buffers in one group on the stream: the host
  *               only enqueues (NVLink or PCIe peer copies inside NCCL).
  *   cuda-aware  the device buffers straight to MPI (an MPI that can read device memory;
@@ -25,10 +30,10 @@
 extern "C" {
 #endif
 
-typedef enum kit_comm { KIT_COMM_HOST = 0, KIT_COMM_NCCL, KIT_COMM_CUDA_AWARE, KIT_COMM_COUNT } kit_comm;
+typedef enum kit_comm { KIT_COMM_HOST = 0, KIT_COMM_IPC, KIT_COMM_NCCL, KIT_COMM_CUDA_AWARE, KIT_COMM_COUNT } kit_comm;
 /* --comm's names, in kit_comm's order, and the option table's choice list. */
 extern const char *const kit_comm_names[KIT_COMM_COUNT];
-#define KIT_COMM_CHOICES "host|nccl|cuda-aware"
+#define KIT_COMM_CHOICES "host|ipc|nccl|cuda-aware"
 
 /* The transport of that name (the option table has checked it is one). */
 kit_comm kit_comm_of(const char *name);
@@ -46,6 +51,8 @@ typedef struct kit_exchange {
   size_t capacity;  /* the largest message, as set up (staging buffers' size) */
   int on_host;      /* the buffers are host memory (CPU tests of the plan): plain copies */
   void *nccl;       /* ncclComm_t of the communicator's ranks (nccl) */
+  void *ipc;        /* the inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
+  long long calls;  /* exchanges so far (ipc: which inbox slot) */
 } kit_exchange;
 
 /* Sets up the exchange among the ranks of `comm` (collective: nccl makes its communicator
