@@ -16,7 +16,7 @@ APPS = {
     "laplace": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
                 ["--size", "64", "--iters", "20", "--reps", "3"]),
     "ising": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
-              ["--size", "16", "--sweeps", "20", "--samples", "2", "--reps", "3"]),
+              ["--size", "16", "--iters", "20", "--samples", "2", "--reps", "3"]),
     "lbm": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],
             ["--size", "16", "--iters", "20", "--reps", "3"]),
     "bfs": (["cpu", "naive", "two-stream", "multi-thread", "hybrid"],

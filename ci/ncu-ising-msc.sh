@@ -8,4 +8,4 @@ ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$ncu" -k regex:ising_bits_half_sweep --launch-skip 3 --launch-count 1 \
   --section SpeedOfLight --section LaunchStats --section Occupancy --section InstructionStats \
   --section SchedulerStats --section MemoryWorkloadAnalysis \
-  "$bin" --variant naive --layout msc --size 512 --sweeps 2 --reps 1 --warmup 0 --no-verify > "$out" 2>&1
+  "$bin" --variant naive --layout msc --size 512 --iters 2 --reps 1 --warmup 0 --no-verify > "$out" 2>&1

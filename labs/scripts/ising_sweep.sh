@@ -18,33 +18,33 @@ case $mode in
   cpu)
     for L in 32 64; do for layout in checkerboard sliced; do for np in 1 2; do
       OMP_NUM_THREADS=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 )) \
-        run "$here/mpirun.sh" "$np" "$bin" --variant cpu --size "$L" --layout "$layout" --sweeps 20 --reps 3
+        run "$here/mpirun.sh" "$np" "$bin" --variant cpu --size "$L" --layout "$layout" --iters 20 --reps 3
     done; done; done ;;
   single)
     for L in 128 256 512; do for layout in checkerboard sliced; do for v in naive two-stream; do
       # The oracle is a serial CPU run: verify the smaller lattices, time the largest alone.
       verify=--verify; [ "$L" -ge 512 ] && verify=--no-verify
-      run "$bin" --variant "$v" --size "$L" --layout "$layout" --sweeps 50 --reps 5 $verify
+      run "$bin" --variant "$v" --size "$L" --layout "$layout" --iters 50 --reps 5 $verify
     done; done; done ;;
   large)
     for layout in checkerboard sliced msc; do for v in naive two-stream; do
-      run "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
+      run "$bin" --variant "$v" --size 512 --layout "$layout" --iters 50 --reps 5 --no-verify
     done; done ;;
   msc)
     for B in 8 16 24 32 64; do
-      ISING_BITS_RUN=$B run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
+      ISING_BITS_RUN=$B run "$bin" --variant two-stream --size 512 --layout msc --iters 50 --reps 5 --no-verify
     done
-    run "$bin" --variant two-stream --size 512 --layout msc --sweeps 50 --reps 5 --no-verify
+    run "$bin" --variant two-stream --size 512 --layout msc --iters 50 --reps 5 --no-verify
     for PB in 1:4 2:4 4:4 4:8 4:16; do
       ISING_BITS_PARTS=${PB%:*} ISING_BITS_RUN=${PB#*:} \
-        run "$bin" --variant two-stream --size 256 --layout msc --sweeps 50 --reps 5 --no-verify
+        run "$bin" --variant two-stream --size 256 --layout msc --iters 50 --reps 5 --no-verify
     done
-    run "$bin" --variant two-stream --size 256 --layout msc --sweeps 50 --reps 5 --verify
-    run "$bin" --variant two-stream --size 128 --layout msc --sweeps 50 --reps 5 --verify ;;
+    run "$bin" --variant two-stream --size 256 --layout msc --iters 50 --reps 5 --verify
+    run "$bin" --variant two-stream --size 128 --layout msc --iters 50 --reps 5 --verify ;;
   dual)
     for layout in checkerboard sliced msc; do for v in naive two-stream; do
-      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --sweeps 50 --reps 5 --no-verify
-      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --sweeps 20 --reps 3
+      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 512 --layout "$layout" --iters 50 --reps 5 --no-verify
+      run "$here/mpirun.sh" 2 "$bin" --variant "$v" --size 64 --layout "$layout" --iters 20 --reps 3
     done; done ;;
   *) echo "usage: ising_sweep.sh cpu|single|large|msc|dual OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

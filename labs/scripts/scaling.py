@@ -20,7 +20,7 @@ Each app names its problem with its own flag, and grows it its own way (the tabl
 
     app        problem            weak scaling, N ranks               steps per rep   reps
     laplace    --size NX,NY,NZ    nz x N (the kit cuts along z)       --iters         --reps
-    ising      --size LX,LY,LZ    nz x N                              --sweeps        --reps
+    ising      --size LX,LY,LZ    nz x N                              --iters         --reps
     lbm        --size NX,NY,NZ    nz x N                              --iters         --reps
     tetfv      --mesh box:B       box:round(B N^(1/3)): 6 B^3 cells   --iters         --reps
                (6 B^3 cells)      per rank only approximately
@@ -133,7 +133,7 @@ def tetfv_note(r, r1, n):
 
 APPS = {
     "laplace": grid_app("--iters", "step"),
-    "ising": grid_app("--sweeps", "sweep"),
+    "ising": grid_app("--iters", "sweep"),
     "lbm": grid_app("--iters", "step"),
     "tetfv": App(
         flag="--mesh", metavar="box:N", parse=parse_box,

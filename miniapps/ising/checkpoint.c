@@ -12,6 +12,7 @@
 #include "ising.h"
 #include "kit/check.h"
 #include "kit/checkpoint.h"
+#include "run.h"
 
 int ising_checkpoint_ident(const ising_params *p, double *ident) {
   ident[0] = p->size[0];
@@ -32,6 +33,15 @@ void ising_checkpoint_save(const ising_params *p, const kit_env *env, const int8
   const int n = ising_checkpoint_ident(p, ident);
   const uint64_t count = (uint64_t)p->size[0] * p->size[1] * p->size[2] * (uint64_t)p->samples;
   kit_checkpoint_save(p->run.checkpoint, "ising", (uint64_t)sweep, ident, n, logical, 1, count);
+}
+
+/* The whole file now (header and checksum): a checkpoint of another problem, or a damaged
+ * one, is bad input, refused before anything is allocated. */
+int ising_restart_check(ising_params *p, const kit_env *env) {
+  double ident[KIT_CKPT_MAX_IDENT];
+  const int nid = ising_checkpoint_ident(p, ident);
+  return kit_restart_check(env, "ising", p->run.restart, ident, nid, 1, (unsigned long long)ising_attempts(p),
+                           p->run.iters, "--iters", &p->start_sweep);
 }
 
 int8_t *ising_restart_load(const ising_params *p, const kit_env *env) {

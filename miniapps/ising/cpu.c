@@ -4,7 +4,7 @@
  * checkerboard sends both ways, sliced one way). With --layout msc the slab is stored one
  * bit per spin and updated by the GPU kernel's own per-thread code (sliced_bits.h, Lulli
  * et al. Sec. III), a slice as bits travelling.
- *   mpiexec -n 2 build/bin/ising --variant cpu --size 16 --sweeps 20 */
+ *   mpiexec -n 2 build/bin/ising --variant cpu --size 16 --iters 20 */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +46,8 @@ static void sweep(cpu_state *s, int colour, ising_planes planes) {
     ising_sweep_host(s->c.p, &s->c.blk, s->spin, s->coupling, colour, s->sweep, planes, threads);
 }
 
-static void *cpu_setup(const ising_ctx *c) {
+static void *cpu_setup(const void *arg) {
+  const ising_ctx *c = arg;
   cpu_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->sweep = (uint32_t)c->p->start_sweep;
@@ -97,7 +98,8 @@ static void cpu_run(void *st, int sweeps) {
   }
 }
 
-static void cpu_fetch(void *st, int8_t *interior) {
+static void cpu_fetch(void *st, void *dst) {
+  int8_t *interior = dst; /* layout order, local planes 1..n */
   cpu_state *s = st;
   const ising_block *b = &s->c.blk;
   if (s->bits)
@@ -119,6 +121,9 @@ static void cpu_teardown(void *st) {
 }
 
 const ising_variant ising_cpu = {
-    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_halo, cpu_teardown,
+    .name = "cpu",
+    .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+    .needs_gpu = 0,
+    .setup = cpu_setup, .reset = cpu_reset, .run = cpu_run, .fetch = cpu_fetch,
+    .halo = cpu_halo, .teardown = cpu_teardown,
 };

@@ -33,7 +33,8 @@ typedef struct hybrid_state {
   uint32_t sweep;
 } hybrid_state;
 
-static void *hy_setup(const ising_ctx *c) {
+static void *hy_setup(const void *arg) {
+  const ising_ctx *c = arg;
   hybrid_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->sweep = (uint32_t)c->p->start_sweep;
@@ -140,7 +141,8 @@ static void hy_run(void *st, int sweeps) {
   KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
 }
 
-static void hy_fetch(void *st, int8_t *out) {
+static void hy_fetch(void *st, void *dst) {
+  int8_t *out = dst; /* layout order, local planes 1..n */
   hybrid_state *s = st;
   ising_dev_block_fetch(&s->d, out);
   memcpy(out + (size_t)s->d.blk.n * s->d.blk.plane_stride, s->cspin + s->cb.plane_stride,
@@ -163,6 +165,10 @@ static void hy_teardown(void *st) {
 }
 
 const ising_variant ising_hybrid = {
-    "hybrid", "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends", 1,
-    hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown,
+    .name = "hybrid",
+    .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends",
+    .needs_gpu = 1,
+    .setup = hy_setup, .reset = hy_reset, .run = hy_run, .fetch = hy_fetch,
+    .halo = hy_halo, .teardown = hy_teardown,
+    .hybrid = 1,
 };

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kit/app.h"
 #include "kit/halo.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
@@ -18,7 +19,7 @@ extern "C" {
 #endif
 
 
-/* Every problem parameter, with the common run flags (run.iters is the sweep count). */
+/* Every problem parameter, with the common run flags (run.iters: Metropolis sweeps). */
 typedef struct ising_params {
   kit_run run;
   int size[3];        /* LX, LY, LZ (--size), every side even */
@@ -28,6 +29,7 @@ typedef struct ising_params {
   const char *layout; /* "sliced", "checkerboard" or "msc" (--layout) */
   const char *init;   /* "random" or "up" (--init) */
   int mattis;         /* couplings J_ij = e_i e_j (--mattis) */
+  int p_given;        /* --p appeared (refused with --mattis) */
   const char *dump;   /* --dump FILE: final spins as int8, x fastest, sample after sample */
   double w[3];        /* exp(-dE/T) for dE = 4, 8, 12, computed once on the host */
   /* --restart: the spins of every sample in logical order (the checkpoint's field, on every
@@ -89,7 +91,7 @@ ising_plan ising_make_plan(const ising_block *b, int colour);
  * s = x + LX (y + LY z). */
 void ising_layout_to_logical(const ising_block *whole, const int8_t *layout, int8_t *logical);
 
-/* What a variant gets from the driver. */
+/* What a variant gets from kit_main (main.c's context hook). */
 typedef struct ising_ctx {
   const ising_params *p;
   const kit_env *env;
@@ -99,19 +101,10 @@ typedef struct ising_ctx {
   double cpu_fraction;
 } ising_ctx;
 
-/* The variant contract: the driver owns timing, verification and reporting; a variant owns
- * its memory, streams and threads and performs whole sweeps. */
-typedef struct ising_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const ising_ctx *c);
-  void (*reset)(void *st);
-  void (*run)(void *st, int sweeps);
-  void (*fetch)(void *st, int8_t *interior); /* local planes 1..n, n * plane_stride bytes */
-  const kit_halo *(*halo)(void *st);
-  void (*teardown)(void *st);
-} ising_variant;
+/* The variant contract is the kit's (kit/app.h): setup gets a const ising_ctx *, fetch fills
+ * this rank's interior (local planes 1..n, n * plane_stride bytes, layout order); kit_main
+ * owns timing, verification and reporting, a variant its memory, streams and threads. */
+typedef kit_variant ising_variant;
 
 /* Most GPUs (sub-slabs) one multi-thread process drives. */
 #define ISING_MT_MAX_GPUS 16

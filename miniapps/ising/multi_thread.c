@@ -47,7 +47,8 @@ static void prime(mt_gpu *g) {
   ising_prime_inboxes(in, ising_message_bytes(g->d.p, &g->d.blk));
 }
 
-static void *mt_setup(const ising_ctx *c) {
+static void *mt_setup(const void *arg) {
+  const ising_ctx *c = arg;
   mt_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->sweep = (uint32_t)c->p->start_sweep;
@@ -192,7 +193,8 @@ static void mt_run(void *st, int sweeps) {
   s->sweep = t0 + (uint32_t)sweeps;
 }
 
-static void mt_fetch(void *st, int8_t *out) {
+static void mt_fetch(void *st, void *dst) {
+  int8_t *out = dst; /* layout order, local planes 1..n */
   mt_state *s = st;
   size_t offset = 0;
   for (int i = 0; i < s->ngpu; ++i) {
@@ -226,6 +228,11 @@ static void mt_teardown(void *st) {
 }
 
 const ising_variant ising_multi_thread = {
-    "multi-thread", "one process drives all its GPUs, a thread per GPU, peer copies between them, MPI at the ends", 1,
-    mt_setup, mt_reset, mt_run, mt_fetch, mt_halo, mt_teardown,
+    .name = "multi-thread",
+    .summary = "one process drives all its GPUs, a thread per GPU, peer copies between them, MPI at the ends",
+    .needs_gpu = 1,
+    .setup = mt_setup, .reset = mt_reset, .run = mt_run, .fetch = mt_fetch,
+    .halo = mt_halo, .teardown = mt_teardown,
+    /* Its end GPUs' threads call MPI themselves (periodic: also on one rank). */
+    .gpus_max = ISING_MT_MAX_GPUS, .thread_level = MPI_THREAD_MULTIPLE,
 };

@@ -19,7 +19,8 @@ typedef struct naive_state {
   uint32_t sweep;
 } naive_state;
 
-static void *naive_setup(const ising_ctx *c) {
+static void *naive_setup(const void *arg) {
+  const ising_ctx *c = arg;
   naive_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->sweep = (uint32_t)c->p->start_sweep;
@@ -83,7 +84,7 @@ static void naive_run(void *st, int sweeps) {
   }
 }
 
-static void naive_fetch(void *st, int8_t *out) { ising_dev_block_fetch(&((naive_state *)st)->d, out); }
+static void naive_fetch(void *st, void *out) { ising_dev_block_fetch(&((naive_state *)st)->d, out); }
 static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
 
 static void naive_teardown(void *st) {
@@ -95,6 +96,9 @@ static void naive_teardown(void *st) {
 }
 
 const ising_variant ising_naive = {
-    "naive", "one rank per GPU, one stream: update, then D2H, MPI, H2D per half-sweep (no overlap)", 1,
-    naive_setup, naive_reset, naive_run, naive_fetch, naive_halo, naive_teardown,
+    .name = "naive",
+    .summary = "one rank per GPU, one stream: update, then D2H, MPI, H2D per half-sweep (no overlap)",
+    .needs_gpu = 1,
+    .setup = naive_setup, .reset = naive_reset, .run = naive_run, .fetch = naive_fetch,
+    .halo = naive_halo, .teardown = naive_teardown,
 };

@@ -26,7 +26,8 @@ typedef struct two_stream_state {
   uint32_t sweep;
 } two_stream_state;
 
-static void *ts_setup(const ising_ctx *c) {
+static void *ts_setup(const void *arg) {
+  const ising_ctx *c = arg;
   two_stream_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->sweep = (uint32_t)c->p->start_sweep;
@@ -115,7 +116,7 @@ static void ts_run(void *st, int sweeps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, int8_t *out) { ising_dev_block_fetch(&((two_stream_state *)st)->d, out); }
+static void ts_fetch(void *st, void *out) { ising_dev_block_fetch(&((two_stream_state *)st)->d, out); }
 static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
 
 static void ts_teardown(void *st) {
@@ -130,6 +131,9 @@ static void ts_teardown(void *st) {
 }
 
 const ising_variant ising_two_stream = {
-    "two-stream", "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream", 1,
-    ts_setup, ts_reset, ts_run, ts_fetch, ts_halo, ts_teardown,
+    .name = "two-stream",
+    .summary = "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream",
+    .needs_gpu = 1,
+    .setup = ts_setup, .reset = ts_reset, .run = ts_run, .fetch = ts_fetch,
+    .halo = ts_halo, .teardown = ts_teardown,
 };

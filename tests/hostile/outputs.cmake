@@ -10,7 +10,7 @@ kit_add_gtest(test_outputs SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_outputs.c
 set(_out ${CMAKE_SOURCE_DIR}/tests/hostile)
 # Each app, a small run, and every output flag it has.
 set(_run_laplace   --variant cpu --size 8 --iters 2 --warmup 0 --reps 1)
-set(_run_ising     --variant cpu --size 8 --sweeps 2 --warmup 0 --reps 1)
+set(_run_ising     --variant cpu --size 8 --iters 2 --warmup 0 --reps 1)
 set(_run_lbm       --variant cpu --size 8 --iters 2 --warmup 0 --reps 1)
 set(_run_tetfv     --variant cpu --mesh box:2 --iters 2 --warmup 0 --reps 1)
 set(_run_bfs       --variant cpu --scale 6 --roots 1)

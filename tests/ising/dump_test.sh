@@ -7,6 +7,6 @@ mattis=$1; shift
 flags="--p $p"; extra=""
 if [ "$mattis" = 1 ]; then flags="--mattis"; extra="--mattis"; fi
 rm -f "$out"
-"$@" --size "$lx,$ly,$lz" --sweeps "$sw" --samples "$ns" --seed "$seed" --temp "$temp" $flags --dump "$out"; rc=$?
+"$@" --size "$lx,$ly,$lz" --iters "$sw" --samples "$ns" --seed "$seed" --temp "$temp" $flags --dump "$out"; rc=$?
 [ "$rc" -eq 0 ] || exit "$rc"
 exec python3 "$(dirname "$0")/check_dump.py" "$lx" "$ly" "$lz" "$sw" "$ns" "$seed" "$p" "$temp" "$out" $extra
