@@ -148,7 +148,7 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : v;
   if (v->hybrid) {
     if (model > 0.0 && !share_uniform(app, ctx, model)) {
-      kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without a CPU %s: using 0", app->name, model,
+      kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without CPU %s: using 0", app->name, model,
               app->cpu_unit ? app->cpu_unit : "share");
       cpu_fraction = 0.0;
     }
