@@ -10,6 +10,7 @@
 #include "kit/checkpoint.h"
 #include "kit/halo.h"
 #include "lbm.h"
+#include "run.h"
 
 int lbm_checkpoint_ident(const lbm_params *p, double *ident) {
   ident[0] = p->size[0];
@@ -62,4 +63,20 @@ double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b) 
   p->restart_k0 = k0;
   p->restart_nz = k1 - k0 + 1;
   return mine;
+}
+
+/* kit_main's --checkpoint hook: between chunks of the last repetition, this rank's planes
+ * (the variant's extra hook, fetch_lattice: lbm_variant embeds kit_variant first, so the
+ * pointer kit_main holds is the lbm_variant's), gathered on rank 0 and written. */
+void lbm_checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
+  const lbm_run *r = ctx;
+  const lbm_block *b = &r->c.blk;
+  const size_t plane = (size_t)LBM_Q * b->plane;
+  double *mine = kit_malloc(plane * (size_t)b->nz * sizeof(double), "checkpoint");
+  ((const lbm_variant *)v)->fetch_lattice(st, mine);
+  double *all = kit_gather_planes(MPI_COMM_WORLD, mine, b->k0 - 1, b->nz, plane, r->c.p->size[2], MPI_DOUBLE,
+                                  sizeof(double));
+  lbm_checkpoint_save(r->c.p, r->c.env, all, step);
+  free(all);
+  free(mine);
 }

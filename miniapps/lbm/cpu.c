@@ -28,7 +28,8 @@ static void init_state(cpu_state *s) {
   if (s->halo.recv[KIT_UP]) lbm_pack(b, s->f, b->nz + 1, 0, s->halo.recv[KIT_UP]);
 }
 
-static void *cpu_setup(const lbm_ctx *c) {
+static void *cpu_setup(const void *arg) {
+  const lbm_ctx *c = arg;
   cpu_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -79,7 +80,8 @@ static void cpu_run(void *st, int steps) {
   }
 }
 
-static void cpu_fetch(void *st, double *macro) {
+static void cpu_fetch(void *st, void *out) {
+  double *macro = out; /* rho, ux, uy, uz per cell */
   cpu_state *s = st;
   lbm_macroscopic(s->c.p, &s->c.blk, s->f, 1, s->c.blk.nz + 1, macro);
 }
@@ -100,6 +102,16 @@ static void cpu_teardown(void *st) {
 }
 
 const lbm_variant lbm_cpu = {
-    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_fetch_lattice, cpu_halo, cpu_teardown,
+    .base = {
+        .name = "cpu",
+        .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+        .needs_gpu = 0,
+        .setup = cpu_setup,
+        .reset = cpu_reset,
+        .run = cpu_run,
+        .fetch = cpu_fetch,
+        .halo = cpu_halo,
+        .teardown = cpu_teardown,
+    },
+    .fetch_lattice = cpu_fetch_lattice,
 };

@@ -51,7 +51,8 @@ static void init_state(hybrid_state *s) {
   lbm_dev_faces_prime(&s->faces, d, s->boundary);
 }
 
-static void *hy_setup(const lbm_ctx *c) {
+static void *hy_setup(const void *arg) {
+  const lbm_ctx *c = arg;
   hybrid_state *s = calloc(1, sizeof *s);
   s->c = *c;
   const int nc = kit_cpu_planes(c->blk.nz, c->cpu_fraction), ng = c->blk.nz - nc;
@@ -151,7 +152,8 @@ static void hy_run(void *st, int steps) {
   KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
 }
 
-static void hy_fetch(void *st, double *macro) {
+static void hy_fetch(void *st, void *out) {
+  double *macro = out; /* rho, ux, uy, uz per cell */
   hybrid_state *s = st;
   lbm_dev_block_fetch(&s->d, macro);
   lbm_macroscopic(s->c.p, &s->cb, s->cf, 1, s->cb.nz + 1, macro + 4 * s->d.blk.plane * (size_t)s->d.blk.nz);
@@ -182,6 +184,17 @@ static void hy_teardown(void *st) {
 }
 
 const lbm_variant lbm_hybrid = {
-    "hybrid", "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends", 1,
-    hy_setup, hy_reset, hy_run, hy_fetch, hy_fetch_lattice, hy_halo, hy_teardown,
+    .base = {
+        .name = "hybrid",
+        .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends",
+        .needs_gpu = 1,
+        .setup = hy_setup,
+        .reset = hy_reset,
+        .run = hy_run,
+        .fetch = hy_fetch,
+        .halo = hy_halo,
+        .teardown = hy_teardown,
+        .hybrid = 1,
+    },
+    .fetch_lattice = hy_fetch_lattice,
 };

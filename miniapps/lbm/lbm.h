@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "d3q19.h"
+#include "kit/app.h"
 #include "kit/halo.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
@@ -107,18 +108,13 @@ typedef struct lbm_ctx {
   double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } lbm_ctx;
 
-/* The variant contract (as laplace's): the driver owns timing, verification and reporting. */
+/* The variant contract is the kit's (kit/app.h): setup gets a const lbm_ctx *, fetch fills
+ * this rank's rho, ux, uy, uz (4 * nx*ny*nz doubles, x fastest). lbm adds one hook, so its
+ * variant embeds kit_variant as its first member (kit_main sees &v->base; lbm's --checkpoint
+ * hook casts it back). */
 typedef struct lbm_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const lbm_ctx *c);         /* allocate, set the initial state */
-  void (*reset)(void *st);                   /* back to the initial state (untimed) */
-  void (*run)(void *st, int steps);          /* `steps` time steps, complete on return */
-  void (*fetch)(void *st, double *macro);    /* this rank's rho, ux, uy, uz: 4 * nx*ny*nz */
+  kit_variant base;
   void (*fetch_lattice)(void *st, double *f); /* its populations, lbm_lattice_planes' order */
-  const kit_halo *(*halo)(void *st);         /* MPI message counters */
-  void (*teardown)(void *st);
 } lbm_variant;
 
 extern const lbm_variant lbm_cpu;

@@ -49,7 +49,8 @@ static void init_inboxes(mt_gpu *g) {
   KIT_CUDA_CHECK(cudaStreamSynchronize(g->boundary));
 }
 
-static void *mt_setup(const lbm_ctx *c) {
+static void *mt_setup(const void *arg) {
+  const lbm_ctx *c = arg;
   mt_state *s = calloc(1, sizeof *s);
   s->c = *c;
   s->ngpu = c->gpus;
@@ -190,7 +191,8 @@ static void mt_run(void *st, int steps) {
   }
 }
 
-static void mt_fetch(void *st, double *macro) {
+static void mt_fetch(void *st, void *out) {
+  double *macro = out; /* rho, ux, uy, uz per cell */
   mt_state *s = st;
   size_t offset = 0;
   for (int i = 0; i < s->ngpu; ++i) {
@@ -233,6 +235,18 @@ static void mt_teardown(void *st) {
 }
 
 const lbm_variant lbm_multi_thread = {
-    "multi-thread", "one process drives all its GPUs, a thread per GPU, peer copies of the face populations, MPI at the ends",
-    1, mt_setup, mt_reset, mt_run, mt_fetch, mt_fetch_lattice, mt_halo, mt_teardown,
+    .base = {
+        .name = "multi-thread",
+        .summary = "one process drives all its GPUs, a thread per GPU, peer copies of the face populations, MPI at the ends",
+        .needs_gpu = 1,
+        .setup = mt_setup,
+        .reset = mt_reset,
+        .run = mt_run,
+        .fetch = mt_fetch,
+        .halo = mt_halo,
+        .teardown = mt_teardown,
+        .gpus_max = LBM_MT_MAX_GPUS,
+        .thread_level = MPI_THREAD_MULTIPLE,
+    },
+    .fetch_lattice = mt_fetch_lattice,
 };

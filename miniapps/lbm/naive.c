@@ -26,7 +26,8 @@ static void init_state(naive_state *s) {
   lbm_dev_faces_prime(&s->faces, &s->d, s->stream);
 }
 
-static void *naive_setup(const lbm_ctx *c) {
+static void *naive_setup(const void *arg) {
+  const lbm_ctx *c = arg;
   naive_state *s = calloc(1, sizeof *s);
   s->c = *c;
   lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
@@ -81,7 +82,7 @@ static void naive_run(void *st, int steps) {
   }
 }
 
-static void naive_fetch(void *st, double *macro) { lbm_dev_block_fetch(&((naive_state *)st)->d, macro); }
+static void naive_fetch(void *st, void *out) { lbm_dev_block_fetch(&((naive_state *)st)->d, out); }
 static void naive_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f); }
 static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
 
@@ -95,6 +96,16 @@ static void naive_teardown(void *st) {
 }
 
 const lbm_variant lbm_naive = {
-    "naive", "one rank per GPU, one stream: update, then faces out, MPI, faces in (no overlap; --halo)", 1,
-    naive_setup, naive_reset, naive_run, naive_fetch, naive_fetch_lattice, naive_halo, naive_teardown,
+    .base = {
+        .name = "naive",
+        .summary = "one rank per GPU, one stream: update, then faces out, MPI, faces in (no overlap; --halo)",
+        .needs_gpu = 1,
+        .setup = naive_setup,
+        .reset = naive_reset,
+        .run = naive_run,
+        .fetch = naive_fetch,
+        .halo = naive_halo,
+        .teardown = naive_teardown,
+    },
+    .fetch_lattice = naive_fetch_lattice,
 };

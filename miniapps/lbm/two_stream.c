@@ -30,7 +30,8 @@ static void init_state(two_stream_state *s) {
   lbm_dev_faces_prime(&s->faces, &s->d, s->boundary);
 }
 
-static void *ts_setup(const lbm_ctx *c) {
+static void *ts_setup(const void *arg) {
+  const lbm_ctx *c = arg;
   two_stream_state *s = calloc(1, sizeof *s);
   s->c = *c;
   lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
@@ -108,7 +109,7 @@ static void ts_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, double *macro) { lbm_dev_block_fetch(&((two_stream_state *)st)->d, macro); }
+static void ts_fetch(void *st, void *out) { lbm_dev_block_fetch(&((two_stream_state *)st)->d, out); }
 static void ts_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f); }
 static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
 
@@ -125,6 +126,16 @@ static void ts_teardown(void *st) {
 }
 
 const lbm_variant lbm_two_stream = {
-    "two-stream", "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream", 1,
-    ts_setup, ts_reset, ts_run, ts_fetch, ts_fetch_lattice, ts_halo, ts_teardown,
+    .base = {
+        .name = "two-stream",
+        .summary = "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream",
+        .needs_gpu = 1,
+        .setup = ts_setup,
+        .reset = ts_reset,
+        .run = ts_run,
+        .fetch = ts_fetch,
+        .halo = ts_halo,
+        .teardown = ts_teardown,
+    },
+    .fetch_lattice = ts_fetch_lattice,
 };
