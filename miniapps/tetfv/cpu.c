@@ -30,7 +30,8 @@ static void init_state(cpu_state *s) {
   memcpy(s->un, s->c.u0, n * sizeof(double));
 }
 
-static void *cpu_setup(const tetfv_ctx *c) {
+static void *cpu_setup(const void *ctx) {
+  const tetfv_ctx *c = ctx;
   cpu_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -78,7 +79,8 @@ static void cpu_run(void *st, int steps) {
   }
 }
 
-static void cpu_fetch(void *st, double *u) {
+static void cpu_fetch(void *st, void *out) {
+  double *u = out;
   cpu_state *s = st;
   memcpy(u, s->u, (size_t)s->c.l->nown * sizeof(double));
 }
@@ -94,6 +96,12 @@ static void cpu_teardown(void *st) {
 }
 
 const tetfv_variant tetfv_cpu = {
-    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_halo, cpu_teardown,
+    .name = "cpu",
+    .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+    .setup = cpu_setup,
+    .reset = cpu_reset,
+    .run = cpu_run,
+    .fetch = cpu_fetch,
+    .halo = cpu_halo,
+    .teardown = cpu_teardown,
 };

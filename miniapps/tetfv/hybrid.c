@@ -1,6 +1,7 @@
 /* hybrid.c: the `hybrid` variant, Paper III's heterogeneous scheme (Sec. 3.1-3.2, Fig. 1-3).
  * One MPI rank per GPU; the rank's rows are split between its GPU and its CPU cores
- * (--cpu-fraction F, or `auto` from the measured triads, main.c). The CPU part holds the MPI
+ * (--cpu-fraction F, or `auto`: the model's share from the measured triads, which kit_main
+ * keeps only if it beats two-stream in a short measurement). The CPU part holds the MPI
  * separator first, then the rows nearest to it (tetfv_assign_cpu_rows), and the rows are
  * renumbered (split.c) as in Paper III Fig. 1 right:
  *   GPU: [rows the CPU or other ranks read | rows reading CPU rows or ghosts | GPU interior]
@@ -61,7 +62,8 @@ static void init_state(hybrid_state *s) {
   memcpy(s->h[1], s->u0, n * sizeof(double));
 }
 
-static void *hy_setup(const tetfv_ctx *c) {
+static void *hy_setup(const void *ctx) {
+  const tetfv_ctx *c = ctx;
   hybrid_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -247,7 +249,8 @@ static void hy_run(void *st, int steps) {
   }
 }
 
-static void hy_fetch(void *st, double *u) {
+static void hy_fetch(void *st, void *out) {
+  double *u = out;
   hybrid_state *s = st;
   double *mine = kit_malloc(((size_t)s->sp.l.nown + 1) * sizeof(double), "fetched field");
   tetfv_gpu_fetch(&s->g, 0, s->cmpi0, mine); /* the GPU's rows come first */
@@ -281,6 +284,14 @@ static void hy_teardown(void *st) {
 }
 
 const tetfv_variant tetfv_hybrid = {
-    "hybrid", "one rank per GPU; rows split between GPU and CPU cores, Paper III's control, MPI, copy and compute threads",
-    1, hy_setup, hy_reset, hy_run, hy_fetch, hy_halo, hy_teardown,
+    .name = "hybrid",
+    .summary = "one rank per GPU; rows split between GPU and CPU cores, Paper III's control, MPI, copy and compute threads",
+    .needs_gpu = 1,
+    .setup = hy_setup,
+    .reset = hy_reset,
+    .run = hy_run,
+    .fetch = hy_fetch,
+    .halo = hy_halo,
+    .teardown = hy_teardown,
+    .hybrid = 1,
 };

@@ -3,7 +3,7 @@
  * (element type 4) are the cells; elements of other types (points, lines, triangles, which
  * gmsh writes for the boundary) are skipped and counted. Sections other than $MeshFormat,
  * $Nodes and $Elements ($Entities, $PhysicalNames, ...) are skipped. Malformed or
- * inconsistent input is refused with "line L: reason" (the driver prints it and exits 2):
+ * inconsistent input is refused with "line L: reason" (problem.c prints it and exits 2):
  * counts that do not add up, node tags that are not defined, a missing section end, a
  * version or a binary file this reader does not read, no tetrahedra. Degenerate and inverted
  * tetrahedra are refused by tetfv_mesh_connect with the line of the element. Paper III Sec. 4

@@ -53,7 +53,8 @@ static double *cur(const mt_gpu *g, int t) { return t % 2 ? g->g.un : g->g.u; }
 static double *nxt(const mt_gpu *g, int t) { return t % 2 ? g->g.u : g->g.un; }
 static int reads(const mt_state *s, int d, int e) { return d != e && s->sp.reads[d * s->ngpu + e]; }
 
-static void *mt_setup(const tetfv_ctx *c) {
+static void *mt_setup(const void *ctx) {
+  const tetfv_ctx *c = ctx;
   mt_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -226,7 +227,8 @@ static void mt_run(void *st, int steps) {
   }
 }
 
-static void mt_fetch(void *st, double *u) {
+static void mt_fetch(void *st, void *out) {
+  double *u = out;
   mt_state *s = st;
   double *mine = kit_malloc(((size_t)s->sp.l.nown + 1) * sizeof(double), "fetched field");
   for (int i = 0; i < s->ngpu; ++i) tetfv_gpu_fetch(&s->g[i].g, s->g[i].r0, s->g[i].r1, mine);
@@ -258,7 +260,16 @@ static void mt_teardown(void *st) {
 }
 
 const tetfv_variant tetfv_multi_thread = {
-    "multi-thread",
-    "one process drives all its GPUs, a thread per GPU; METIS sub-domains, peer or staged copies, MPI by one thread",
-    1, mt_setup, mt_reset, mt_run, mt_fetch, mt_halo, mt_teardown,
+    .name = "multi-thread",
+    .summary = "one process drives all its GPUs, a thread per GPU; METIS sub-domains, peer or staged copies, MPI by one thread",
+    .needs_gpu = 1,
+    .setup = mt_setup,
+    .reset = mt_reset,
+    .run = mt_run,
+    .fetch = mt_fetch,
+    .halo = mt_halo,
+    .teardown = mt_teardown,
+    /* Only thread 0, the process's main thread, calls MPI (see the top of this file). */
+    .gpus_max = TETFV_MT_MAX_GPUS,
+    .thread_level = MPI_THREAD_FUNNELED,
 };

@@ -15,7 +15,8 @@ typedef struct naive_state {
   cudaStream_t stream;
 } naive_state;
 
-static void *naive_setup(const tetfv_ctx *c) {
+static void *naive_setup(const void *ctx) {
+  const tetfv_ctx *c = ctx;
   naive_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -66,7 +67,8 @@ static void naive_run(void *st, int steps) {
   }
 }
 
-static void naive_fetch(void *st, double *u) {
+static void naive_fetch(void *st, void *out) {
+  double *u = out;
   naive_state *s = st;
   tetfv_gpu_fetch(&s->r.g, 0, s->c.l->nown, u);
 }
@@ -82,6 +84,13 @@ static void naive_teardown(void *st) {
 }
 
 const tetfv_variant tetfv_naive = {
-    "naive", "one rank per GPU, one stream: compute all rows, then pack + D2H, MPI, H2D (no overlap)", 1,
-    naive_setup, naive_reset, naive_run, naive_fetch, naive_halo, naive_teardown,
+    .name = "naive",
+    .summary = "one rank per GPU, one stream: compute all rows, then pack + D2H, MPI, H2D (no overlap)",
+    .needs_gpu = 1,
+    .setup = naive_setup,
+    .reset = naive_reset,
+    .run = naive_run,
+    .fetch = naive_fetch,
+    .halo = naive_halo,
+    .teardown = naive_teardown,
 };

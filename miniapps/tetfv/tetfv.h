@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kit/app.h"
 #include "kit/halo.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
@@ -227,7 +228,7 @@ void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double 
 struct tetfv_mesh;
 int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g, double *ident);
 
-/* What a variant gets from the driver. */
+/* What a variant gets: the first member of the context problem.c builds (tetfv_built). */
 typedef struct tetfv_ctx {
   const tetfv_params *p;
   const kit_env *env;
@@ -237,18 +238,10 @@ typedef struct tetfv_ctx {
   double cpu_fraction; /* hybrid: the CPU's share of the rank's rows, resolved from 'auto' */
 } tetfv_ctx;
 
-/* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
-typedef struct tetfv_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const tetfv_ctx *c);
-  void (*reset)(void *st);
-  void (*run)(void *st, int steps);
-  void (*fetch)(void *st, double *u);   /* the nown owned values, local order */
-  const kit_halo *(*halo)(void *st);
-  void (*teardown)(void *st);
-} tetfv_variant;
+/* The variant contract is the kit's (kit/app.h): setup receives a `const tetfv_ctx *` (as
+ * `const void *`), fetch writes the nown owned values in local order (`double *` as `void *`);
+ * kit_main owns timing, verification and the report. */
+typedef kit_variant tetfv_variant;
 
 extern const tetfv_variant tetfv_cpu;
 extern const tetfv_variant tetfv_naive;

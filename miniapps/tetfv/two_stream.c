@@ -24,7 +24,8 @@ typedef struct two_stream_state {
   cudaEvent_t bulk_done;     /* this step's bulk rows are computed */
 } two_stream_state;
 
-static void *ts_setup(const tetfv_ctx *c) {
+static void *ts_setup(const void *ctx) {
+  const tetfv_ctx *c = ctx;
   two_stream_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -102,7 +103,8 @@ static void ts_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, double *u) {
+static void ts_fetch(void *st, void *out) {
+  double *u = out;
   two_stream_state *s = st;
   double *mine = kit_malloc(((size_t)s->sp.l.nown + 1) * sizeof(double), "fetched field");
   tetfv_gpu_fetch(&s->r.g, 0, s->sp.l.nown, mine);
@@ -125,6 +127,13 @@ static void ts_teardown(void *st) {
 }
 
 const tetfv_variant tetfv_two_stream = {
-    "two-stream", "one rank per GPU; boundary rows, packed send lists, D2H, MPI, H2D on one stream overlap the bulk", 1,
-    ts_setup, ts_reset, ts_run, ts_fetch, ts_halo, ts_teardown,
+    .name = "two-stream",
+    .summary = "one rank per GPU; boundary rows, packed send lists, D2H, MPI, H2D on one stream overlap the bulk",
+    .needs_gpu = 1,
+    .setup = ts_setup,
+    .reset = ts_reset,
+    .run = ts_run,
+    .fetch = ts_fetch,
+    .halo = ts_halo,
+    .teardown = ts_teardown,
 };
