@@ -128,6 +128,16 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   if (early >= 0) return kit_finalize(early);
   const kit_run *run = app->run;
 
+  /* This rank's part of the problem: what only the built problem shows is refused here,
+   * before anything is measured. */
+  int todo_iters = run->iters;
+  void *ctx = NULL;
+  const int crc = app->context(&env, app->params, v, gpus, &ctx, &todo_iters);
+  if (crc >= 0) {
+    if (ctx) app->free_context(ctx);
+    return kit_finalize(crc);
+  }
+
   /* Ceilings measured on this machine, and the hybrid share derived from them. */
   const int uses_host = !v->needs_gpu || v->hybrid;
   const double host_bw = uses_host ? kit_host_triad_ceiling(&env, run->measure_ceilings) : 0.0;
@@ -136,14 +146,6 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   if (v->hybrid)
     cpu_fraction = run->cpu_fraction >= 0.0 ? run->cpu_fraction
                                             : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
-
-  int todo_iters = run->iters;
-  void *ctx = NULL;
-  const int crc = app->context(&env, app->params, v, gpus, &ctx, &todo_iters);
-  if (crc >= 0) {
-    if (ctx) app->free_context(ctx);
-    return kit_finalize(crc);
-  }
   /* The share-0 schedule: the GPU-only variant, or the hybrid itself with no CPU share. */
   const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : v;
   if (v->hybrid) {
