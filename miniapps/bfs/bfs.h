@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kit/app.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
 
@@ -138,22 +139,34 @@ typedef struct bfs_ctx {
   int gpus;            /* multi-thread: GPUs (threads) this process drives; others 0 or 1 */
   double cpu_fraction; /* hybrid: the CPU's share of the rank's row vertices; others < 0 */
   int prune;           /* --prune */
+  int64_t first_key;   /* the first search key: where kit_variant.run's searches start */
 } bfs_ctx;
 
-/* The variant contract: the driver owns kernel 1, timing, validation and reporting; a
- * variant owns its memory and performs whole searches (kernel 2). */
+/* The variant contract (kit/app.h): kit_main and the app's hooks own kernel 1's timing, the
+ * per-key timing, validation and reporting; a variant owns its memory and performs whole
+ * searches (kernel 2). A bfs run is not repetitions of time steps, so the contract's hooks
+ * are given a search's meaning:
+ *   base.setup(const bfs_ctx *)  per-graph structures (counted in kernel 1's time);
+ *   base.run(st, n)              n searches from the first key (c.first_key): what kit_main's
+ *                                hybrid calibration times (kit_median_time);
+ *   base.reset                   nothing (bfs_no_reset): every search starts afresh;
+ *   base.fetch, base.halo        NULL: bfs reads two arrays (fetch below) and reports its own
+ *                                messages (report.c).
+ * Every variant's state begins with its bfs_ctx (cpu, multi-thread) or a bfs_gpu_rank (the
+ * others), so base.run finds the first key. */
 typedef struct bfs_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const bfs_ctx *c);   /* per-graph structures (counted in kernel 1's time) */
+  kit_variant base; /* first: kit_main sees a kit_variant */
   /* One search from `root`; on return every rank holds the parent (-1: unreached) and level
    * (-1: unreached) of its owned vertices. Collective. */
-  void (*run)(void *st, int64_t root);
+  void (*search)(void *st, int64_t root);
   void (*fetch)(void *st, int64_t *parent_owned, int32_t *level_owned);
   const bfs_traffic *(*traffic)(void *st); /* the last search's per-level counters */
-  void (*teardown)(void *st);
 } bfs_variant;
+/* kit_variant.reset of every variant: a search resets its own state (inside its time). */
+void bfs_no_reset(void *st);
+/* The hybrid's CPU share of a rank's row, in 32-vertex words: share f of the row's words,
+ * rounded to the nearest (hybrid.c cuts there; main.c's cpu_units counts the same). */
+int64_t bfs_hybrid_cpu_words(const bfs_graph *g, double fraction);
 
 extern const bfs_variant bfs_cpu;
 #ifdef KIT_HAVE_CUDA

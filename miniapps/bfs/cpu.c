@@ -37,7 +37,8 @@ typedef struct cpu_state {
   bfs_traffic traffic;
 } cpu_state;
 
-static void *cpu_setup(const bfs_ctx *c) {
+static void *cpu_setup(const void *ctx) {
+  const bfs_ctx *c = ctx;
   cpu_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
   s->c = *c;
@@ -58,7 +59,7 @@ static void *cpu_setup(const bfs_ctx *c) {
   return s;
 }
 
-static void cpu_run(void *st, int64_t root) {
+static void cpu_search(void *st, int64_t root) {
   cpu_state *s = st;
   const bfs_graph *g = s->c.g;
   const int mode = s->c.transfer;
@@ -139,6 +140,11 @@ static void cpu_run(void *st, int64_t root) {
   KIT_RANGE_POP();
 }
 
+/* kit_variant.run: n searches from the first key (kit_main's hybrid calibration). */
+static void cpu_run(void *st, int n) {
+  for (int k = 0; k < n; ++k) cpu_search(st, ((cpu_state *)st)->c.first_key);
+}
+
 static void cpu_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   cpu_state *s = st;
   memcpy(parent_owned, s->parent, (size_t)s->c.g->own_count * sizeof(int64_t));
@@ -166,6 +172,9 @@ static void cpu_teardown(void *st) {
 }
 
 const bfs_variant bfs_cpu = {
-    "cpu", "MPI ranks on an R x C grid x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_run, cpu_fetch, cpu_traffic, cpu_teardown,
+    .base = {.name = "cpu",
+             .summary = "MPI ranks on an R x C grid x OpenMP threads, no GPU (the reference and CPU baseline)",
+             .needs_gpu = 0, .setup = cpu_setup, .reset = bfs_no_reset, .run = cpu_run, .fetch = NULL, .halo = NULL,
+             .teardown = cpu_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 0},
+    .search = cpu_search, .fetch = cpu_fetch, .traffic = cpu_traffic,
 };

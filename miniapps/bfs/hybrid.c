@@ -7,7 +7,7 @@
  * The CPU's share is --cpu-fraction F of the row vertices (their edges follow, since the
  * Graph500 labels are permuted), or `auto`: Sourouri Paper II's bandwidth model,
  * r = B_cpu / (B_cpu + B_gpu) from the measured triads, derated (kit/hybrid.h), which the
- * driver then checks against the GPU alone and drops if it loses (main.c).
+ * driver then checks against this variant at share 0 and drops if it loses (kit_main).
  * One level (naive's exchanges on one stream, with the CPU working beside the GPU):
  *   expand (MPI) into the column bitmap on the GPU; copy it to the host [col_host];
  *   GPU: unpack, discover below the cut                          (asynchronous)
@@ -39,19 +39,18 @@ typedef struct hy_state {
   void *ts; /* two-stream's state when no rank has a CPU share, else NULL */
 } hy_state;
 
-static void *hy_setup(const bfs_ctx *c) {
+static void *hy_setup(const void *ctx) {
+  const bfs_ctx *c = ctx;
   hy_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
   s->r.c = *c;
   const int64_t rw = g->nrow / 32;
-  const double f = c->cpu_fraction > 0.0 ? c->cpu_fraction : 0.0;
-  int64_t cpu_words = (int64_t)(f * (double)rw + 0.5);
-  if (cpu_words > rw) cpu_words = rw;
+  int64_t cpu_words = bfs_hybrid_cpu_words(g, c->cpu_fraction); /* main.c's cpu_units counts the same */
   s->cut = rw - cpu_words;
   int64_t any_words = 0;
   KIT_MPI_CHECK(MPI_Allreduce(&cpu_words, &any_words, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
   if (any_words == 0) {
-    s->ts = bfs_two_stream.setup(c);
+    s->ts = bfs_two_stream.base.setup(c);
     return s;
   }
   bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
@@ -93,10 +92,10 @@ static void hy_cpu_discover(hy_state *s, int level) {
   }
 }
 
-static void hy_run(void *st, int64_t root) {
+static void hy_search(void *st, int64_t root) {
   hy_state *s = st;
   if (s->ts) {
-    bfs_two_stream.run(s->ts, root);
+    bfs_two_stream.search(s->ts, root);
     return;
   }
   bfs_gpu *b = &s->r.b;
@@ -157,6 +156,12 @@ static void hy_run(void *st, int64_t root) {
   KIT_RANGE_POP();
 }
 
+/* kit_variant.run: n searches from the first key (kit_main's calibration of --cpu-fraction
+ * auto times it with the model's share and with none). */
+static void hy_run(void *st, int n) {
+  for (int k = 0; k < n; ++k) hy_search(st, ((hy_state *)st)->r.c.first_key);
+}
+
 static void hy_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   hy_state *s = st;
   if (s->ts) bfs_two_stream.fetch(s->ts, parent_owned, level_owned);
@@ -171,7 +176,7 @@ static const bfs_traffic *hy_traffic(void *st) {
 static void hy_teardown(void *st) {
   hy_state *s = st;
   if (s->ts) {
-    bfs_two_stream.teardown(s->ts);
+    bfs_two_stream.base.teardown(s->ts);
     free(s);
     return;
   }
@@ -197,12 +202,9 @@ void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t 
 }
 
 const bfs_variant bfs_hybrid = {
-    "hybrid",
-    "one rank per GPU; the CPU cores discover a share of the rank's row vertices (--cpu-fraction)",
-    1,
-    hy_setup,
-    hy_run,
-    hy_fetch,
-    hy_traffic,
-    hy_teardown,
+    .base = {.name = "hybrid",
+             .summary = "one rank per GPU; the CPU cores discover a share of the rank's row vertices (--cpu-fraction)",
+             .needs_gpu = 1, .setup = hy_setup, .reset = bfs_no_reset, .run = hy_run, .fetch = NULL, .halo = NULL,
+             .teardown = hy_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 1},
+    .search = hy_search, .fetch = hy_fetch, .traffic = hy_traffic,
 };

@@ -58,7 +58,8 @@ typedef struct mt_state {
   int64_t next;   /* shared: the global size of the next frontier */
 } mt_state;
 
-static void *mt_setup(const bfs_ctx *c) {
+static void *mt_setup(const void *ctx) {
+  const bfs_ctx *c = ctx;
   mt_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
   s->c = *c;
@@ -148,7 +149,7 @@ static void mt_discover(mt_state *s, int t, int level) {
   KIT_CUDA_CHECK(cudaEventRecord(m->done, m->s));
 }
 
-static void mt_run(void *st, int64_t root) {
+static void mt_search(void *st, int64_t root) {
   mt_state *s = st;
   const int ngpu = s->ngpu;
   bfs_gpu *lead = &s->lead;
@@ -208,6 +209,11 @@ static void mt_run(void *st, int64_t root) {
   KIT_RANGE_POP();
 }
 
+/* kit_variant.run: n searches from the first key (kit_main's hybrid calibration). */
+static void mt_run(void *st, int n) {
+  for (int k = 0; k < n; ++k) mt_search(st, ((mt_state *)st)->c.first_key);
+}
+
 static void mt_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   bfs_gpu_fetch(&((mt_state *)st)->lead, parent_owned, level_owned);
 }
@@ -242,14 +248,13 @@ static void mt_teardown(void *st) {
   free(s);
 }
 
+/* Up to BFS_MT_MAX_GPUS GPUs per process; only thread 0 calls MPI, from inside the thread
+ * team: MPI_THREAD_FUNNELED. */
 const bfs_variant bfs_multi_thread = {
-    "multi-thread",
-    "one process drives its GPUs, a thread each: the block split by destination, peer copies between GPUs, "
-    "MPI by thread 0",
-    1,
-    mt_setup,
-    mt_run,
-    mt_fetch,
-    mt_traffic,
-    mt_teardown,
+    .base = {.name = "multi-thread",
+             .summary = "one process drives its GPUs, a thread each: the block split by destination, peer copies "
+                        "between GPUs, MPI by thread 0",
+             .needs_gpu = 1, .setup = mt_setup, .reset = bfs_no_reset, .run = mt_run, .fetch = NULL, .halo = NULL,
+             .teardown = mt_teardown, .gpus_max = BFS_MT_MAX_GPUS, .thread_level = MPI_THREAD_FUNNELED, .hybrid = 0},
+    .search = mt_search, .fetch = mt_fetch, .traffic = mt_traffic,
 };

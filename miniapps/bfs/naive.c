@@ -28,7 +28,8 @@ typedef struct naive_state {
   int kind; /* discovery kernel */
 } naive_state;
 
-static void *naive_setup(const bfs_ctx *c) {
+static void *naive_setup(const void *ctx) {
+  const bfs_ctx *c = ctx;
   naive_state *s = calloc(1, sizeof *s);
   s->r.c = *c;
   bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS);
@@ -38,7 +39,7 @@ static void *naive_setup(const bfs_ctx *c) {
   return s;
 }
 
-static void naive_run(void *st, int64_t root) {
+static void naive_search(void *st, int64_t root) {
   naive_state *s = st;
   bfs_gpu *b = &s->r.b;
   const bfs_graph *g = b->g;
@@ -72,6 +73,11 @@ static void naive_run(void *st, int64_t root) {
   bfs_gpu_parents(b, s->s);
 }
 
+/* kit_variant.run: n searches from the first key (kit_main's hybrid calibration). */
+static void naive_run(void *st, int n) {
+  for (int k = 0; k < n; ++k) naive_search(st, ((naive_state *)st)->r.c.first_key);
+}
+
 static void naive_teardown(void *st) {
   naive_state *s = st;
   KIT_CUDA_CHECK(cudaSetDevice(s->r.b.device));
@@ -82,12 +88,10 @@ static void naive_teardown(void *st) {
 }
 
 const bfs_variant bfs_naive = {
-    "naive",
-    "one rank per GPU, one stream: expand, discover (a thread per frontier vertex), fold, update; no overlap",
-    1,
-    naive_setup,
-    naive_run,
-    bfs_gpu_rank_fetch,
-    bfs_gpu_rank_traffic,
-    naive_teardown,
+    .base = {.name = "naive",
+             .summary = "one rank per GPU, one stream: expand, discover (a thread per frontier vertex), fold, update; "
+                        "no overlap",
+             .needs_gpu = 1, .setup = naive_setup, .reset = bfs_no_reset, .run = naive_run, .fetch = NULL, .halo = NULL,
+             .teardown = naive_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 0},
+    .search = naive_search, .fetch = bfs_gpu_rank_fetch, .traffic = bfs_gpu_rank_traffic,
 };

@@ -1,5 +1,6 @@
 /* params.c: small pieces of the bfs command line and bookkeeping: the --grid parser, the
- * default grid, --transfer words, per-level traffic records. */
+ * default grid, --transfer words, per-level traffic records, the hybrid's split and the
+ * contract's no-op reset. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,4 +59,13 @@ bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level) {
   if (level > BFS_KEY_MAX_LEVEL)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "more than %d BFS levels", BFS_KEY_MAX_LEVEL);
   return bfs_traffic_level(t, level);
+}
+
+void bfs_no_reset(void *st) { (void)st; }
+
+int64_t bfs_hybrid_cpu_words(const bfs_graph *g, double fraction) {
+  const int64_t rw = g->nrow / 32;
+  const double f = fraction > 0.0 ? fraction : 0.0;
+  const int64_t words = (int64_t)(f * (double)rw + 0.5);
+  return words > rw ? rw : words;
 }

@@ -43,7 +43,8 @@ typedef struct ts_state {
   int kind;
 } ts_state;
 
-static void *ts_setup(const bfs_ctx *c) {
+static void *ts_setup(const void *ctx) {
+  const bfs_ctx *c = ctx;
   ts_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
   s->r.c = *c;
@@ -72,7 +73,7 @@ static void *ts_setup(const bfs_ctx *c) {
   return s;
 }
 
-static void ts_run(void *st, int64_t root) {
+static void ts_search(void *st, int64_t root) {
   ts_state *s = st;
   bfs_gpu *b = &s->r.b;
   const bfs_graph *g = b->g;
@@ -128,6 +129,11 @@ static void ts_run(void *st, int64_t root) {
   bfs_gpu_parents(b, s->comm);
 }
 
+/* kit_variant.run: n searches from the first key (kit_main's hybrid calibration). */
+static void ts_run(void *st, int n) {
+  for (int k = 0; k < n; ++k) ts_search(st, ((ts_state *)st)->r.c.first_key);
+}
+
 static void ts_teardown(void *st) {
   ts_state *s = st;
   KIT_CUDA_CHECK(cudaSetDevice(s->r.b.device));
@@ -144,13 +150,10 @@ static void ts_teardown(void *st) {
 }
 
 const bfs_variant bfs_two_stream = {
-    "two-stream",
-    "one rank per GPU; a local stream discovers what needs no message while the communication stream "
-    "exchanges",
-    1,
-    ts_setup,
-    ts_run,
-    bfs_gpu_rank_fetch,
-    bfs_gpu_rank_traffic,
-    ts_teardown,
+    .base = {.name = "two-stream",
+             .summary = "one rank per GPU; a local stream discovers what needs no message while the communication "
+                        "stream exchanges",
+             .needs_gpu = 1, .setup = ts_setup, .reset = bfs_no_reset, .run = ts_run, .fetch = NULL, .halo = NULL,
+             .teardown = ts_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 0},
+    .search = ts_search, .fetch = bfs_gpu_rank_fetch, .traffic = bfs_gpu_rank_traffic,
 };

@@ -1,0 +1,74 @@
+/* run.h: what one bfs run holds between kit_main's hooks (main.c): the command line and what
+ * plan learnt of the graph (bfs_args, kit_app.params), and the run's context (bfs_run: the
+ * variants' bfs_ctx, kernel 1's graph, the search keys, the verification inputs and kernel
+ * 2's record). The pieces that fill them: setup.c (Graph500 steps 1-2: the edge list, kernel
+ * 1, the keys), search.c (kernel 2, timed per key, validated untimed), report.c (the Graph500
+ * output block and the kit's report). Graph500 specification; Bernaschi et al. Sec. 3.3. */
+#ifndef BFS_RUN_H
+#define BFS_RUN_H
+#include "bfs.h"
+#include "kit/app.h"
+#include "validate.h"
+
+/* The command line (kit_app.params; bfs_params first, as the variants read it). */
+typedef struct bfs_args {
+  bfs_params p;
+  uint64_t root; /* --root V */
+  int scale_given, ef_given, grid_given, root_given, roots_given;
+  int64_t n, m;   /* plan: the graph's vertices and edges (from the flags or the file) */
+  bfs_edges file; /* plan: --graph, read whole on rank 0 (moved into the run by context) */
+} bfs_args;
+
+/* Failed validation rules, summed over the searches (rank 0). */
+typedef struct bfs_failures {
+  bfs_validation rules; /* nedge unused */
+  int64_t levels;       /* vertices whose level differs from the oracle's */
+  int64_t nedge;        /* searches whose distributed edge count differs from the input's */
+  double max_level_diff;
+} bfs_failures;
+
+/* The run's context (kit_app.context): bfs_ctx first, so the variants' setup gets it. */
+typedef struct bfs_run {
+  bfs_ctx c;
+  const bfs_args *a;
+  bfs_graph graph;        /* kernel 1's product (c.g) */
+  double generation_time; /* Graph500 step 1, max over ranks */
+  double build_time;      /* kernel 1's graph build, max over ranks (+ the variant's setup) */
+  uint64_t hash;          /* the edge list's hash, summed over ranks */
+  int64_t roots[64];      /* the search keys */
+  int nbfs;
+  /* Rank 0, when it verifies or dumps: the whole input list, the oracle's CSR, gathered arrays. */
+  int want_full;
+  bfs_edges all;
+  bfs_csr csr;
+  int64_t *parent;
+  int32_t *level, *oracle;
+  /* Kernel 2's record (search.c). */
+  double times[64], nedges[64];
+  bfs_failures fail;
+  long long messages, bytes; /* this rank's, over every search */
+  int64_t expand_total, fold_total, unpruned_total, max_levels;
+  bfs_traffic first; /* the first search's levels, summed over ranks */
+  bfs_g500_stats teps;
+  double mean_nedge;
+} bfs_run;
+
+/* setup.c. Plan: the graph's size from the flags, or from --graph read on rank 0, and the
+ * refusals that size implies (-1 or the exit code, as kit_app.plan). */
+int bfs_plan_graph(const kit_env *env, bfs_args *a);
+/* The host and device bytes this rank will allocate (kit_check_memory). */
+void bfs_memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpus, double *host, double *device);
+/* Context: the edge list (generated, or the file scattered), kernel 1's build (timed), the
+ * search keys and the verification inputs (-1, or the exit code of a key refusal). */
+int bfs_make_run(const kit_env *env, bfs_args *a, int gpus, bfs_run *r);
+void bfs_free_run(void *run);
+
+/* search.c: kit_app.timed, kernel 2: warm-up and profiled searches from the first key, then
+ * one timed search per key, each validated untimed. */
+int bfs_timed(void *ctx, const kit_variant *v, void *st, kit_timing *t);
+
+/* report.c: kit_app.finish: the Graph500 block, the first search's levels, the results and
+ * the validation rules. */
+void bfs_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep);
+
+#endif
