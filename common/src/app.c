@@ -190,6 +190,7 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   void *st = exec->setup(ctx);
   double setup_s = kit_now() - t_setup;
   KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &setup_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  if (app->started) app->started(ctx, exec, st);
   const kit_halo *h = exec->halo ? exec->halo(st) : NULL;
   kit_run todo = *run;
   todo.iters = todo_iters;

@@ -327,6 +327,26 @@ void pt_decomp_free(pt_decomp *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* A copy of n bytes at src (at least one byte allocated, as the builders do). */
+static void *dup_bytes(const void *src, size_t n, const char *what) {
+  void *d = kit_malloc(n > 0 ? n : 1, what);
+  if (n > 0) memcpy(d, src, n);
+  return d;
+}
+
+void pt_decomp_copy(pt_decomp *dst, const pt_decomp *src) {
+  *dst = *src;
+  const size_t ncells = (size_t)src->ncells, nown = (size_t)src->first[2], next_ = ncells - nown;
+  const size_t nf = (size_t)(src->first[2] - src->first[1]);
+  dst->coord = dup_bytes(src->coord, 3 * ncells * sizeof *src->coord, "cell coordinates");
+  dst->array = dup_bytes(src->array, ncells * sizeof *src->array, "cell array");
+  dst->nbr = dup_bytes(src->nbr, 27 * nown * sizeof *src->nbr, "cell neighbours");
+  dst->conn = dup_bytes(src->conn, (size_t)src->nconn * sizeof *src->conn, "connections");
+  dst->conn_start = dup_bytes(src->conn_start, (nf + 1) * sizeof *src->conn_start, "connection matrix");
+  dst->conn_list = dup_bytes(src->conn_list, (size_t)src->conn_start[nf] * sizeof *src->conn_list, "connection matrix");
+  dst->ext_conn = dup_bytes(src->ext_conn, next_ * sizeof *src->ext_conn, "external connections");
+}
+
 void pt_particles_reserve(pt_particles *s, long long cap) {
   if (cap <= s->cap) return;
   long long c = s->cap > 0 ? s->cap : 64;

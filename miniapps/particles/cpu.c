@@ -355,10 +355,12 @@ static void init_state(cpu_state *s) {
   thermo_row(s);
 }
 
-static void *cpu_setup(const pt_ctx *c) {
+static void *cpu_setup(const void *ctx) {
+  const pt_ctx *c = ctx;
   cpu_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
+  pt_decomp_copy(&s->c.dec, &c->dec); /* its own: the caller may set up the context again */
   s->p = c->p;
   s->d = &s->c.dec;
   s->cstart = xalloc((size_t)(s->d->ncells + 1) * sizeof *s->cstart, "cell matrix");
@@ -417,17 +419,17 @@ static void cpu_run(void *st, int steps) {
   s->tr.bytes = s->ghost.bytes + s->migr.bytes;
 }
 
-static long long cpu_fetch(void *st, double *out) {
+static long long cpu_count(void *st) { return ((cpu_state *)st)->n; }
+
+static void cpu_fetch(void *st, void *out) {
   cpu_state *s = st;
-  if (out)
-    for (long long i = 0; i < s->n; ++i) {
-      double *r = out + 10 * i;
-      r[0] = (double)s->id[i];
-      memcpy(r + 1, s->x + 3 * i, 3 * sizeof(double));
-      memcpy(r + 4, s->v + 3 * i, 3 * sizeof(double));
-      memcpy(r + 7, s->f + 3 * i, 3 * sizeof(double));
-    }
-  return s->n;
+  for (long long i = 0; i < s->n; ++i) {
+    double *r = (double *)out + 10 * i;
+    r[0] = (double)s->id[i];
+    memcpy(r + 1, s->x + 3 * i, 3 * sizeof(double));
+    memcpy(r + 4, s->v + 3 * i, 3 * sizeof(double));
+    memcpy(r + 7, s->f + 3 * i, 3 * sizeof(double));
+  }
 }
 
 static const double *cpu_thermo(void *st, int *steps) {
@@ -450,6 +452,16 @@ static void cpu_teardown(void *st) {
 }
 
 const pt_variant pt_cpu = {
-    "cpu", "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)", 0,
-    cpu_setup, cpu_reset, cpu_run, cpu_fetch, cpu_thermo, cpu_traffic, cpu_teardown,
+    .base = {.name = "cpu",
+             .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+             .needs_gpu = 0,
+             .setup = cpu_setup,
+             .reset = cpu_reset,
+             .run = cpu_run,
+             .fetch = cpu_fetch,
+             .halo = NULL, /* particles reports its messages itself (pt_traffic) */
+             .teardown = cpu_teardown},
+    .count = cpu_count,
+    .thermo = cpu_thermo,
+    .traffic = cpu_traffic,
 };

@@ -134,7 +134,9 @@ pt_rank_variant *pt_rv_new(const pt_ctx *c, size_t size, int lo_cell, int host_f
                            void (*forces)(pt_rank_variant *), int bulk) {
   pt_rank_variant *v = calloc(1, size);
   if (!v) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
-  pt_rank_setup(&v->r, c->p, c->comm, c->dec, c->init, c->env->device, lo_cell, host_forces, 0, 0, c->faults);
+  pt_decomp dec; /* the rank's own (pt_rank_free frees it): the caller keeps c->dec */
+  pt_decomp_copy(&dec, &c->dec);
+  pt_rank_setup(&v->r, c->p, c->comm, dec, c->init, c->env->device, lo_cell, host_forces, 0, 0, c->faults);
   v->forces = forces;
   v->bulk = bulk;
   return v;
@@ -171,8 +173,12 @@ void pt_rv_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-long long pt_rv_fetch(void *st, double *out) {
-  return pt_rank_fetch(&((pt_rank_variant *)st)->r, out);
+void pt_rv_fetch(void *st, void *out) {
+  pt_rank_fetch(&((pt_rank_variant *)st)->r, out);
+}
+
+long long pt_rv_count(void *st) {
+  return pt_rank_fetch(&((pt_rank_variant *)st)->r, NULL);
 }
 
 const double *pt_rv_thermo(void *st, int *steps) {

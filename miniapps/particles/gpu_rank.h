@@ -81,12 +81,14 @@ pt_rank_variant *pt_rv_new(const pt_ctx *c, size_t size, int lo_cell, int host_f
 void pt_rv_start(pt_rank_variant *v);
 void pt_rv_reset(void *st);
 void pt_rv_run(void *st, int steps);
-long long pt_rv_fetch(void *st, double *out);
+void pt_rv_fetch(void *st, void *out);
+long long pt_rv_count(void *st);
 const double *pt_rv_thermo(void *st, int *steps);
 const pt_traffic *pt_rv_traffic(void *st);
 void pt_rv_teardown(void *st); /* frees the state too */
-/* The pt_variant entries after setup: reset, run, fetch, thermo, traffic, teardown. */
-#define PT_RV_CONTRACT pt_rv_reset, pt_rv_run, pt_rv_fetch, pt_rv_thermo, pt_rv_traffic, pt_rv_teardown
+/* The pt_variant entries after setup: those of base (kit_variant) and particles' own. */
+#define PT_RV_BASE .reset = pt_rv_reset, .run = pt_rv_run, .fetch = pt_rv_fetch, .halo = NULL, .teardown = pt_rv_teardown
+#define PT_RV_HOOKS .count = pt_rv_count, .thermo = pt_rv_thermo, .traffic = pt_rv_traffic
 
 #ifdef __cplusplus
 }

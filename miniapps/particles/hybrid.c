@@ -1,9 +1,10 @@
 /* hybrid.c: the `hybrid` variant. One MPI rank per GPU, and the rank's CPU cores compute the
  * forces of a share of its cells (--cpu-fraction F, or auto: Sourouri Paper II's bandwidth
- * model, kept only if a short measurement beats the GPU-only schedule; main.c). The CPU takes
- * the last k = round(F x owned cells) cells in local order: frontier cells first (they need
- * the received copies, which come to the host anyway: Bernaschi et al. Sec. 3.2.1), then,
- * for larger shares, internal cells too. Everything else is two-stream's (two_stream.c).
+ * model, kept only if a short measurement beats the GPU-only schedule: kit_main, which
+ * measures this variant at share 0 for that schedule). The CPU takes the last
+ * k = round(F x owned cells) cells in local order: frontier cells first (they need the
+ * received copies, which come to the host anyway: Bernaschi et al. Sec. 3.2.1), then, for
+ * larger shares, internal cells too. Everything else is two-stream's (two_stream.c).
  * One velocity-Verlet step:
  *   1. (GPU, boundary stream) half kick, drift, binning; migration; the cell matrix;
  *   2. (GPU, bulk stream) forces on the internal cells the GPU keeps;
@@ -76,7 +77,8 @@ static void forces(pt_rank_variant *v) {
   pt_tile_put_forces(t, c0);
 }
 
-static void *hy_setup(const pt_ctx *c) {
+static void *hy_setup(const void *ctx) {
+  const pt_ctx *c = ctx;
   const pt_decomp *d = &c->dec;
   /* kit_cpu_planes: round(F n), and the GPU keeps at least one cell. */
   const int cpu_cells = c->cpu_fraction > 0.0 ? kit_cpu_planes(d->first[2], c->cpu_fraction) : 0;
@@ -97,9 +99,11 @@ static void *hy_setup(const pt_ctx *c) {
 }
 
 const pt_variant pt_hybrid = {
-    "hybrid",
-    "one rank per GPU; the CPU cores compute the forces of a share of the cells (--cpu-fraction F|auto)",
-    1,
-    hy_setup,
-    PT_RV_CONTRACT,
+    .base = {.name = "hybrid",
+             .summary = "one rank per GPU; the CPU cores compute the forces of a share of the cells (--cpu-fraction F|auto)",
+             .needs_gpu = 1,
+             .setup = hy_setup,
+             PT_RV_BASE,
+             .hybrid = 1},
+    PT_RV_HOOKS,
 };

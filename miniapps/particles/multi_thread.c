@@ -1,7 +1,7 @@
 /* multi_thread.c: the `multi-thread` variant. One process drives several GPUs, one OpenMP
  * thread per GPU (Sourouri Paper I's thread-per-GPU scheme on Bernaschi et al. Sec. 3.2's
  * particle decomposition). The box is tiled over ranks x threads (--ranks gives that grid,
- * or MPI_Dims_create of it), an irregular domain into METIS parts, one per tile (main.c);
+ * or MPI_Dims_create of it), an irregular domain into METIS parts, one per tile (problem.c);
  * tile q is thread q % T of rank q / T, and each thread owns a whole subdomain with its
  * cells, connection matrix and GPU (gpu_rank.h). Thread i drives
  * device (local rank x T + i) % visible devices, so several threads may share one GPU (which
@@ -142,7 +142,7 @@ static void init_tile(mt_state *s, int i, int steps) {
 }
 
 /* The tile owning the cell of position x: the tile grid's (p->ranks), or in an irregular
- * domain the owner map's (METIS parts, one per tile: main.c). */
+ * domain the owner map's (METIS parts, one per tile: problem.c). */
 static int tile_of(const pt_params *p, const int *owner, const double x[3]) {
   int cell[3], rc[3];
   for (int a = 0; a < 3; ++a) cell[a] = cell_coord(x[a], p->inv_side[a], p->box[a], p->nc[a]);
@@ -151,7 +151,8 @@ static int tile_of(const pt_params *p, const int *owner, const double x[3]) {
   return pt_rank_of(p->ranks, rc);
 }
 
-static void *mt_setup(const pt_ctx *c) {
+static void *mt_setup(const void *ctx) {
+  const pt_ctx *c = ctx;
   mt_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
@@ -161,7 +162,7 @@ static void *mt_setup(const pt_ctx *c) {
   if (T < 1 || T > PT_MT_MAX_GPUS || visible < 1)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread: %d tiles on %d visible devices", T, visible);
   s->ntile = T;
-  const int *dims = p->ranks; /* the tile grid, ranks x threads (main.c) */
+  const int *dims = p->ranks; /* the tile grid, ranks x threads (problem.c) */
   /* Each tile's initial particles: this rank's, by the tile owning their cell. */
   for (long long k = 0; k < c->init->n; ++k) {
     const double *x = c->init->x + 3 * k;
@@ -230,12 +231,18 @@ static void mt_run(void *st, int steps) {
   on_tiles(st, run_tile, steps);
 }
 
-static long long mt_fetch(void *st, double *out) {
+static long long mt_count(void *st) {
   mt_state *s = st;
   long long total = 0;
-  for (int i = 0; i < s->ntile; ++i) total += pt_rank_fetch(&s->tile[i], out ? out + 10 * total : NULL);
-  if (out) KIT_CUDA_CHECK(cudaSetDevice(s->c.env->device));
+  for (int i = 0; i < s->ntile; ++i) total += pt_rank_fetch(&s->tile[i], NULL);
   return total;
+}
+
+static void mt_fetch(void *st, void *out) {
+  mt_state *s = st;
+  long long total = 0;
+  for (int i = 0; i < s->ntile; ++i) total += pt_rank_fetch(&s->tile[i], (double *)out + 10 * total);
+  KIT_CUDA_CHECK(cudaSetDevice(s->c.env->device));
 }
 
 /* The tiles' rows summed in tile order: the same bits every run. */
@@ -290,16 +297,22 @@ static void mt_teardown(void *st) {
   free(s);
 }
 
+/* One process per node (or several), an OpenMP thread per tile and GPU; the threads call MPI
+ * themselves when tiles of several processes meet (MPI_THREAD_MULTIPLE). */
 const pt_variant pt_multi_thread = {
-    "multi-thread",
-    "one process, an OpenMP thread per GPU (tile); threads exchange through host memory, MPI between "
-    "processes",
-    1,
-    mt_setup,
-    mt_reset,
-    mt_run,
-    mt_fetch,
-    mt_thermo,
-    mt_traffic,
-    mt_teardown,
+    .base = {.name = "multi-thread",
+             .summary = "one process, an OpenMP thread per GPU (tile); threads exchange through host memory, MPI "
+                        "between processes",
+             .needs_gpu = 1,
+             .setup = mt_setup,
+             .reset = mt_reset,
+             .run = mt_run,
+             .fetch = mt_fetch,
+             .halo = NULL,
+             .teardown = mt_teardown,
+             .gpus_max = PT_MT_MAX_GPUS,
+             .thread_level = MPI_THREAD_MULTIPLE},
+    .count = mt_count,
+    .thermo = mt_thermo,
+    .traffic = mt_traffic,
 };

@@ -36,16 +36,18 @@ static void forces(pt_rank_variant *v) {
   KIT_RANGE_POP();
 }
 
-static void *naive_setup(const pt_ctx *c) {
+static void *naive_setup(const void *ctx) {
+  const pt_ctx *c = ctx;
   pt_rank_variant *v = pt_rv_new(c, sizeof *v, c->dec.first[1], 0, forces, 0 /* one stream */);
   pt_rv_start(v);
   return v;
 }
 
 const pt_variant pt_naive = {
-    "naive",
-    "one rank per GPU, one stream: drift, migrate, sort, then D2H, MPI, H2D of the frontier, then all forces",
-    1,
-    naive_setup,
-    PT_RV_CONTRACT,
+    .base = {.name = "naive",
+             .summary = "one rank per GPU, one stream: drift, migrate, sort, then D2H, MPI, H2D of the frontier, then all forces",
+             .needs_gpu = 1,
+             .setup = naive_setup,
+             PT_RV_BASE},
+    PT_RV_HOOKS,
 };

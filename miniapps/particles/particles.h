@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "binning.h"
+#include "kit/app.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
 
@@ -69,7 +70,7 @@ void pt_derive_cells(pt_params *p);
 #define PT_CELLS_PER_PARTICLE 4096
 /* Host and device bytes per local cell (cells.c, cpu.c, gpu_tile.c): the tiling's arrays
  * (coordinates, cell array, 27 neighbours, connection matrix, shell map) and the variant's
- * rows, twice (the driver builds a second tiling for its report); for kit_check_memory. */
+ * rows, twice (problem.c builds a second tiling for the report); for kit_check_memory. */
 #define PT_CELL_HOST_BYTES 640.0
 #define PT_CELL_DEVICE_BYTES 160.0
 /* Closest distance two particles of an --input file may be (in units of sigma): a pair at
@@ -130,6 +131,8 @@ void pt_decomp_build(pt_decomp *d, const int nc[3], const int dims[3], const int
  * data), and the empty cells touching owned ones are external cells without a connection. */
 void pt_decomp_build_owned(pt_decomp *d, const int nc[3], const int *owner, int me);
 void pt_decomp_free(pt_decomp *d);
+/* A deep copy of src into dst (a variant's own tiling: the context keeps the original). */
+void pt_decomp_copy(pt_decomp *dst, const pt_decomp *src);
 /* The global index of unwrapped cell coordinates c (each in [-1, nc]). */
 int64_t pt_gid(const int nc[3], const int c[3]);
 /* Binary search of the cell array: the local index of gid, or -1 when the cell is not
@@ -184,7 +187,7 @@ int pt_read_header(const char *path, long long *n, double box[3], char *err, siz
 int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out, char *err,
                       size_t errlen);
 
-/* Per-step totals a variant records (local sums; the driver reduces them). */
+/* Per-step totals a variant records (local sums; report.c reduces them). */
 enum { PT_TH_PE, PT_TH_KE, PT_TH_VIR, PT_TH_PX, PT_TH_PY, PT_TH_PZ, PT_TH_N };
 
 /* What the communication of one run moved (this rank, since the last reset of the counters). */
@@ -198,12 +201,13 @@ typedef struct pt_traffic {
   long long steps;              /* steps these counters cover */
 } pt_traffic;
 
-/* What a variant gets from the driver. */
+/* What a variant gets from the app (problem.c: pt_run_build). */
 typedef struct pt_ctx {
   const pt_params *p;
   const kit_env *env;
   MPI_Comm comm;          /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
-  pt_decomp dec;          /* this rank's tiling (multi-thread: empty; it tiles p->ranks itself) */
+  pt_decomp dec;          /* this rank's tiling, the caller's (setup copies it; multi-thread:
+                             empty, it tiles p->ranks itself) */
   const int *owner;       /* irregular domains: the tile owning every global cell (METIS; -1:
                              empty), a tile being a rank (multi-thread: q on thread q % gpus of
                              rank q / gpus); NULL for the periodic box */
@@ -217,20 +221,18 @@ typedef struct pt_ctx {
  * px_init_tiles stay within 32767. */
 #define PT_MT_MAX_GPUS 16
 
-/* The variant contract (as lbm's): the driver owns timing, verification and reporting. */
+/* The variant contract: kit_variant (kit/app.h; kit_main owns timing and reporting) and the
+ * three hooks particles needs beyond it, for its thermodynamics, its message counters (the
+ * report's messages, base.halo NULL) and the particle count a gather sizes its buffer by.
+ * base.setup takes a const pt_ctx * and copies ctx->dec (the caller keeps it: kit_main sets
+ * up the same context up to three times, for --cpu-fraction auto's calibration);
+ * base.fetch writes this rank's particles, 10 doubles each (id x y z vx vy vz fx fy fz). */
 typedef struct pt_variant {
-  const char *name;
-  const char *summary;
-  int needs_gpu;
-  void *(*setup)(const pt_ctx *c);          /* allocate, set the initial state and forces */
-  void (*reset)(void *st);                   /* back to the initial state (untimed) */
-  void (*run)(void *st, int steps);          /* `steps` time steps, complete on return */
-  /* This rank's particles: count, and if out != NULL, 10 doubles each (id x y z vx vy vz fx fy fz). */
-  long long (*fetch)(void *st, double *out);
+  kit_variant base;                          /* first member: kit_main's view of the variant */
+  long long (*count)(void *st);              /* this rank's particles (fetch's records) */
   /* Local per-step totals since the last reset: (steps + 1) x PT_TH_N doubles, step 0 first. */
   const double *(*thermo)(void *st, int *steps);
   const pt_traffic *(*traffic)(void *st);
-  void (*teardown)(void *st);
 } pt_variant;
 
 extern const pt_variant pt_cpu;

@@ -43,16 +43,18 @@ static void forces(pt_rank_variant *v) {
   kit_gpu_range_end(g, t->boundary);
 }
 
-static void *ts_setup(const pt_ctx *c) {
+static void *ts_setup(const void *ctx) {
+  const pt_ctx *c = ctx;
   pt_rank_variant *v = pt_rv_new(c, sizeof *v, c->dec.first[1], 0, forces, 1);
   pt_rv_start(v);
   return v;
 }
 
 const pt_variant pt_two_stream = {
-    "two-stream",
-    "one rank per GPU; internal cells on the bulk stream while the frontier goes D2H, MPI, H2D and computes",
-    1,
-    ts_setup,
-    PT_RV_CONTRACT,
+    .base = {.name = "two-stream",
+             .summary = "one rank per GPU; internal cells on the bulk stream while the frontier goes D2H, MPI, H2D and computes",
+             .needs_gpu = 1,
+             .setup = ts_setup,
+             PT_RV_BASE},
+    PT_RV_HOOKS,
 };

@@ -61,9 +61,9 @@ double *pt_gather(const pt_variant *v, void *st, MPI_Comm comm, long long *n_all
   int rank, size;
   KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
-  const long long n = v->fetch(st, NULL);
+  const long long n = v->count(st);
   double *mine = kit_malloc((size_t)(n > 0 ? n : 1) * 10 * sizeof *mine, "gather");
-  v->fetch(st, mine);
+  v->base.fetch(st, mine);
   int cnt = (int)(10 * n), *cnts = NULL, *displs = NULL;
   if (rank == 0) {
     cnts = kit_malloc((size_t)size * sizeof *cnts, "gather");
@@ -126,9 +126,9 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   const int s0 = p->start_step, total = s0 + steps;
   /* particle_count: count, sum of ids and sum of squared ids (mod 2^64) over all ranks. */
   {
-    const long long mine = v->fetch(st, NULL);
+    const long long mine = v->count(st);
     double *rec = kit_malloc((size_t)(mine > 0 ? mine : 1) * 10 * sizeof *rec, "count check");
-    v->fetch(st, rec);
+    v->base.fetch(st, rec);
     unsigned long long loc[3] = {(unsigned long long)mine, 0, 0}, tot[3];
     for (long long i = 0; i < mine; ++i) {
       const unsigned long long id = (unsigned long long)rec[10 * i];
@@ -150,9 +150,9 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   /* confined: with walls every particle must end in an open voxel. */
   if (p->geom) {
     const pt_walls w = pt_walls_of(p->geom, p->box);
-    const long long mine = v->fetch(st, NULL);
+    const long long mine = v->count(st);
     double *rec = kit_malloc((size_t)(mine > 0 ? mine : 1) * 10 * sizeof *rec, "confinement check");
-    v->fetch(st, rec);
+    v->base.fetch(st, rec);
     long long out = 0, all_out = 0;
     for (long long i = 0; i < mine; ++i) out += !pt_in_open_voxel(&w, rec + 10 * i + 1);
     free(rec);
@@ -168,7 +168,7 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   const int small = n <= p->allpairs_max;
   const double pairs = 0.5 * (double)n * (double)n * (total + 1);
   const int traj = small && total * p->dt <= TRAJ_MAX_TIME && pairs <= TRAJ_MAX_PAIRS;
-  const int gpu = v->needs_gpu;
+  const int gpu = v->base.needs_gpu;
   const int oracle = small && (env->nranks > 1 || s0 > 0 || gpu) && (!gpu || !KIT_EXACT_BUILD_OFF || total * p->dt <= TRAJ_MAX_TIME);
   long long got = 0;
   double *all = small ? pt_gather(v, st, MPI_COMM_WORLD, &got) : NULL;
@@ -192,11 +192,12 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
       pt_initial_all(p, &init);
       c.init = &init;
       c.faults = 0;
-      void *o = pt_cpu.setup(&c);
-      pt_cpu.run(o, total);
+      void *o = pt_cpu.base.setup(&c);
+      pt_cpu.base.run(o, total);
       long long on = 0;
       ref = pt_gather(&pt_cpu, o, MPI_COMM_SELF, &on);
-      pt_cpu.teardown(o);
+      pt_cpu.base.teardown(o);
+      pt_decomp_free(&c.dec); /* setup took a copy */
       pt_particles_free(&init);
       double dx = on == got ? 0.0 : INFINITY, dv = dx;
       for (long long i = 0; on == got && i < got; ++i) {
@@ -293,7 +294,7 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     kit_report_check(r, "oracle", e <= PT_GPU_ORACLE_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, PT_GPU_ORACLE_TOL,
                      "max |x - x_cpu| %.3e, |v - v_cpu| %.3e: %s on %d ranks%s vs the single-rank cpu run of %d steps "
                      "(limit %g; %s)",
-                     res[OR_X], res[OR_V], v->name, env->nranks, s0 > 0 ? " restarted" : "", total, PT_GPU_ORACLE_TOL,
+                     res[OR_X], res[OR_V], v->base.name, env->nranks, s0 > 0 ? " restarted" : "", total, PT_GPU_ORACLE_TOL,
                      e == 0.0 ? "bitwise equal" : "force sums in the cpu order: last bits grown by the dynamics");
   } else if (res[RAN_OR]) {
     const double e = fmax(res[OR_X], res[OR_V]);

@@ -1,7 +1,7 @@
 # Hostile input, round two: particles set-up (tests/hostile/CMakeLists.txt). Every count the
 # box and --rc give is checked in 64 bits before the tiling is built (cells.c,
 # pt_check_tiling), and an --input file with two particles closer than PT_MIN_SPACING is
-# refused by a verdict all ranks share (main.c, check_spacing). Each test wants exit 2 and
+# refused by a verdict all ranks share (problem.c, check_spacing). Each test wants exit 2 and
 # its one line; before the fix the first died of a heap overflow (SIGSEGV, "malloc():
 # invalid size"), the huge box asked for 18 exabytes (exit 3) and the close pairs blew up in
 # the first step (exit 3, "moved more than one cell"). Files: tests/particles/inputs/.

@@ -83,6 +83,10 @@ typedef struct kit_app {
    * part and the rank above: a thin slab that rounds to none cannot run beside one that has
    * some). An automatic share that breaks this is 0; a given one is refused. */
   int uniform_share;
+  /* Optional: after the variant's set-up, before any step, a check of the state it built
+   * (particles: the forces recomputed from --restart's positions are the checkpoint's; a
+   * mismatch is a runtime error, kit_die). */
+  void (*started)(void *ctx, const kit_variant *v, void *st);
   /* Optional: a run that is not warm-up + profiled pass + repetitions of `iters` steps (bfs:
    * one timed search per key; lbm --until-steady: chunks until a tolerance) times itself,
    * fills *t and returns 1; 0: kit_main's loop (kit_time_variant). */

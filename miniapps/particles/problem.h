@@ -1,0 +1,64 @@
+/* problem.h: the particles problem as kit_main's hooks build it (problem.c, report.c): the
+ * domain (box, --input, tube or mask), the tile grid or METIS parts, --restart's records,
+ * each rank's initial particles. Bernaschi et al. Sec. 3.2.1; README.md in this folder. */
+#ifndef PARTICLES_PROBLEM_H
+#define PARTICLES_PROBLEM_H
+#include "geometry.h"
+#include "kit/app.h"
+#include "particles.h"
+
+/* A particle's record in a checkpoint and a gather: id x y z vx vy vz fx fy fz. */
+#define PT_REC 10
+
+/* The app's parameters (kit_app.params): the flags, and what the prologue's hooks derive. */
+typedef struct pt_problem {
+  pt_params p; /* first member: the flags the variants see */
+  int cells_given, density_given, temp_given, ranks_given, drift_given;
+  double allpairs; /* --allpairs-max as parsed (a double row), into p.allpairs_max */
+  int irregular;   /* --domain tube or FILE: walls, METIS parts instead of a grid */
+  pt_geom geom;    /* the irregular domain (p.geom points here) */
+  int tiles_per_rank, dims[3]; /* the tile grid: ranks, or ranks x threads (multi-thread) */
+  int *owner;      /* irregular: the tile owning every cell (-1: empty), the same on every rank */
+  long long edge_cut; /* of the METIS partition */
+  double *ck;      /* --restart: every particle's record (PT_REC doubles), on every rank */
+} pt_problem;
+
+/* What a run holds (kit_app's ctx): the variants' context first, so kit_main's ctx is it. */
+typedef struct pt_run {
+  pt_ctx c;
+  pt_problem *pb;
+  pt_particles init; /* this rank's initial particles */
+  int cl[4], nb[2];  /* this rank's tiles: internal, frontier, external cells, neighbour
+                        tiles; the most connections and neighbour tiles of one tile */
+} pt_run;
+
+/* The domain from the flags (lattice box, --input, tube, mask) and its tiling's rules: -1, or
+ * the exit code after one line. Collective (every rank reads the files, one verdict). */
+int pt_build_domain(pt_problem *pb, const kit_env *env);
+/* The tile grid of tiles_per_rank tiles a rank (pb->dims, pb->tiles_per_rank; irregular:
+ * {tiles, 1, 1}) and its rules (--ranks, more tiles than cells): -1 or KIT_EXIT_USAGE. */
+int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_mt);
+/* Irregular domains: the METIS parts, one per tile, computed on rank 0 and broadcast. */
+int pt_partition(pt_problem *pb, const kit_env *env, int is_mt);
+/* --restart: rank 0 reads and checks the checkpoint, every rank gets pb->ck. */
+int pt_restart_read(pt_problem *pb, const kit_env *env);
+/* This rank's run context: its tiling, its initial particles (checkpoint, --input with the
+ * spacing check, or the lattice), --dump-cells, the tiling summary. -1 or an exit code. */
+int pt_run_build(pt_run *r, const kit_env *env, int is_mt);
+/* kit_app.free_context: the tiling, the initial particles and the pt_run itself. */
+void pt_run_free(void *ctx);
+/* After the variant's set-up from --restart: the recomputed forces must be the checkpoint's. */
+void pt_restart_check_forces(pt_run *r, const pt_variant *v, void *st);
+/* The host and device bytes this rank will allocate, T tiles a rank (kit_check_memory). */
+void pt_memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int T, double *host, double *device);
+/* kit_app.checkpoint: every particle's record after `step` steps, gathered, written by rank 0. */
+void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step);
+void pt_problem_free(pt_problem *pb);
+
+/* report.c, kit_app's describe (the report's params: params is the pt_problem) and finish
+ * (ctx is the pt_run: after the timed runs the thermodynamic lines, the results, the
+ * verification and --dump). */
+void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j);
+void pt_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep);
+
+#endif
