@@ -129,6 +129,13 @@ void kit_json_number(kit_json *j, const char *key, double value) {
   puts_(j, tmp);
 }
 
+void kit_json_u64(kit_json *j, const char *key, unsigned long long value) {
+  member(j, key);
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "%llu", value);
+  puts_(j, tmp);
+}
+
 void kit_json_int(kit_json *j, const char *key, long long value) {
   member(j, key);
   char tmp[32];

@@ -312,7 +312,7 @@ static int listed(const char *names, const char *variant) {
 }
 
 /* Whether a row with this `variants` value applies to `variant` (NULL: every one). */
-static int applies(const char *variants, const char *variant) {
+int kit_variant_in(const char *variants, const char *variant) {
   if (!variants) return 1;
   if (variants[0] == '!') return !listed(variants + 1, variant);
   return listed(variants, variant);
@@ -336,7 +336,7 @@ static void spoken_list(const char *names, char *out, size_t n) {
 int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen) {
   for (int i = 0; opts[i].type != KIT_OPT_END; ++i) {
     const kit_option *o = &opts[i];
-    if (!o->seen || applies(o->variants, variant)) continue;
+    if (!o->seen || kit_variant_in(o->variants, variant)) continue;
     char names[256];
     if (o->variants[0] == '\0') {
       snprintf(err, errlen, "%s: --%s does not apply to %s", app, o->name, app);

@@ -96,9 +96,7 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_string(j, "discover", getenv("BFS_DISCOVER") ? getenv("BFS_DISCOVER") : "variant default");
   kit_json_int(j, "nbfs", ((const bfs_run *)ctx)->nbfs);
   kit_json_int(j, "root", a->root_given ? (long long)a->root : -1);
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
-  kit_json_raw(j, "seed", seed);
+  kit_json_u64(j, "seed", p->run.seed);
   kit_json_int(j, "warmup", p->run.warmup);
 }
 

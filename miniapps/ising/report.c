@@ -17,8 +17,6 @@
 double ising_bytes_per_flip(const ising_params *p) { return ising_msc(p) ? 9.0 / 8.0 : 4.0; }
 
 void ising_describe(const ising_params *p, kit_json *j) {
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
   kit_json_int(j, "lx", p->size[0]);
   kit_json_int(j, "ly", p->size[1]);
   kit_json_int(j, "lz", p->size[2]);
@@ -33,7 +31,7 @@ void ising_describe(const ising_params *p, kit_json *j) {
   kit_json_int(j, "start_step", p->start_sweep);
   kit_json_int(j, "warmup", p->run.warmup);
   kit_json_int(j, "reps", p->run.reps);
-  kit_json_raw(j, "seed", seed);
+  kit_json_u64(j, "seed", p->run.seed);
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
 }
 

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kit/driver.h"
 #include "kit/philox.h"
 #include "kit/slab.h"
 #include "laplace.h"
@@ -96,4 +97,21 @@ void laplace_memory(const laplace_params *p, const kit_env *env, double *host, d
   if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint)) *host += 2.0 * whole + 2.0 * interior;
   if (env->rank == 0 && p->run.restart) *host += interior;
   *device = 3.0 * slab;
+}
+
+/* The sizes every machine refuses (kit_app.check): before anything is allocated, before a
+ * GPU variant skips for want of a GPU. */
+int laplace_check(const kit_env *env, void *params, const char *variant) {
+  const laplace_params *p = params;
+  if (p->size[2] < env->nranks)
+    return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+                           p->size[2], env->nranks);
+  /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles. */
+  if (((double)p->size[0] + 2 + 15) / 16 * 16 * ((double)p->size[1] + 2) > 2147483647.0)
+    return kit_usage_error(env, "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message (at most 2^31-1 values)",
+                           p->size[0], p->size[1]);
+  /* The GPU kernel's grid covers y and z with blocks of at least one row and one plane. */
+  if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
+    return kit_usage_error(env, "laplace: --size: the GPU variants take ny and nz up to 65535");
+  return -1;
 }

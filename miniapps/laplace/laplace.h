@@ -54,6 +54,9 @@ void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const d
  * (for variants that keep a team alive across steps). */
 void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
                         int l0, int l1);
+/* kit_app.check: the sizes that cannot run anywhere (ranks vs z-planes, an xy-plane too large
+ * for one MPI message, the GPU grid's limits); -1 or the exit code after one line. */
+int laplace_check(const kit_env *env, void *params, const char *variant);
 /* The bytes this rank will allocate on the host and on each device (kit_check_memory). */
 void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device);
 /* Copy local planes [l0, l1)'s interior points into out (x fastest). */

@@ -19,7 +19,6 @@
 
 /* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
 #define COMM_VARIANTS "naive|two-stream"
-static int takes_comm(const kit_variant *v) { return !strcmp(v->name, "naive") || !strcmp(v->name, "two-stream"); }
 
 /* Bytes one point update must move: read u once, write u_new once (neighbours from cache). */
 #define LAPLACE_BYTES_PER_POINT 16.0
@@ -41,21 +40,6 @@ typedef struct run_ctx {
 
 static double points_of(const laplace_params *p) { return (double)p->size[0] * p->size[1] * p->size[2]; }
 
-static int check(const kit_env *env, void *params, const char *variant) {
-  const laplace_params *p = params;
-  if (p->size[2] < env->nranks)
-    return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-                           p->size[2], env->nranks);
-  /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles. */
-  if (((double)p->size[0] + 2 + 15) / 16 * 16 * ((double)p->size[1] + 2) > 2147483647.0)
-    return kit_usage_error(env, "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message (at most 2^31-1 values)",
-                           p->size[0], p->size[1]);
-  /* The GPU kernel's grid covers y and z with blocks of at least one row and one plane. */
-  if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
-    return kit_usage_error(env, "laplace: --size: the GPU variants take ny and nz up to 65535");
-  return -1;
-}
-
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump";
   paths[0] = ((const laplace_params *)params)->dump;
@@ -72,7 +56,7 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
   if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
     return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
                            p->size[2], env->nranks, gpus);
-  const int rc = takes_comm(v) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
+  const int rc = kit_variant_in(COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
   if (rc >= 0) return rc;
   if (p->run.restart) {
     /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input. */
@@ -119,8 +103,6 @@ static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
 
 static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
   const laplace_params *p = params;
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
   kit_json_int(j, "nx", p->size[0]);
   kit_json_int(j, "ny", p->size[1]);
   kit_json_int(j, "nz", p->size[2]);
@@ -130,11 +112,11 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_int(j, "iters", p->run.iters);
   kit_json_int(j, "warmup", p->run.warmup);
   kit_json_int(j, "reps", p->run.reps);
-  kit_json_raw(j, "seed", seed);
+  kit_json_u64(j, "seed", p->run.seed);
   kit_json_bool(j, "p2p", p->p2p);
   /* How planes moved between processes: --comm where the variant takes it; multi-thread copies
    * peer to peer inside the process and stages through the host between processes. */
-  kit_json_string(j, "comm", takes_comm(v) ? p->comm : "host");
+  kit_json_string(j, "comm", kit_variant_in(COMM_VARIANTS, v->name) ? p->comm : "host");
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_int(j, "start_step", p->start_step);
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
@@ -170,7 +152,7 @@ int main(int argc, char **argv) {
       .name = "laplace",
       .summary = "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
       .variants = variants, .gpu_only_fallback = "two-stream", .opts = opts, .run = &p.run, .params = &p,
-      .check = check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = context,
+      .check = laplace_check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = context,
       .free_context = free_context, .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction, .cpu_unit = "planes",
       .measure = measure, .describe = describe, .checkpoint = checkpoint, .finish = finish,
   };

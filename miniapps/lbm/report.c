@@ -23,8 +23,6 @@ void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit
   const lbm_params *p = params;
   const lbm_run *r = ctx;
   const int steady = r->out.steady_mode;
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
   kit_json_int(j, "nx", p->size[0]);
   kit_json_int(j, "ny", p->size[1]);
   kit_json_int(j, "nz", p->size[2]);
@@ -46,7 +44,7 @@ void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit
   kit_json_int(j, "reps", steady ? 1 : p->run.reps);
   kit_json_number(j, "until_steady", p->until_steady);
   kit_json_int(j, "check_every", p->check_every);
-  kit_json_raw(j, "seed", seed);
+  kit_json_u64(j, "seed", p->run.seed);
   kit_json_string(j, "precision", "double");
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");

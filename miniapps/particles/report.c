@@ -16,8 +16,6 @@
 void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
   const pt_problem *pb = params;
   const pt_params *p = &pb->p;
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
   kit_json_int(j, "n", p->n);
   kit_json_int(j, "cells_x", p->cells[0]);
   kit_json_int(j, "cells_y", p->cells[1]);
@@ -45,7 +43,7 @@ void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_
   kit_json_int(j, "warmup", p->run.warmup);
   kit_json_int(j, "reps", p->run.reps);
   kit_json_string(j, "sort", "by cell and id, every step");
-  kit_json_raw(j, "seed", seed);
+  kit_json_u64(j, "seed", p->run.seed);
   kit_json_string(j, "precision", "double");
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
 }

@@ -14,8 +14,6 @@
 
 void tetfv_describe(const tetfv_params *p, const tetfv_built *b, kit_json *pj) {
   const kit_env *env = b->c.env;
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->run.seed);
   kit_json_string(pj, "mesh", p->mesh);
   kit_json_int(pj, "cells", b->ncells);
   kit_json_int(pj, "nodes", b->nodes);
@@ -38,7 +36,7 @@ void tetfv_describe(const tetfv_params *p, const tetfv_built *b, kit_json *pj) {
   kit_json_string(pj, "init", p->init);
   kit_json_string(pj, "reorder", p->reorder);
   kit_json_int(pj, "block", p->block);
-  kit_json_raw(pj, "seed", seed);
+  kit_json_u64(pj, "seed", p->run.seed);
   kit_json_string(pj, "partitioner", env->nranks > 1 ? "METIS_PartGraphKway, dual graph" : "none (1 rank)");
   kit_json_string(pj, "precision", "double");
   kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);

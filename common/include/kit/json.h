@@ -22,6 +22,7 @@ void kit_json_end_array(kit_json *j);
 void kit_json_string(kit_json *j, const char *key, const char *value); /* NULL: null */
 void kit_json_number(kit_json *j, const char *key, double value);      /* non-finite: null */
 void kit_json_int(kit_json *j, const char *key, long long value);
+void kit_json_u64(kit_json *j, const char *key, unsigned long long value); /* seeds: every bit */
 void kit_json_bool(kit_json *j, const char *key, int value);
 /* Inserts already-formatted JSON text as a member value. */
 void kit_json_raw(kit_json *j, const char *key, const char *text);

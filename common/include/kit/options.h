@@ -88,6 +88,9 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
  * apply to bfs", so the table that makes --help also makes the refusals. */
 int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen);
 
+/* 1 if `variant` is among `variants` (a row's mask: NULL all, "a|b" those, "!a" all but). */
+int kit_variant_in(const char *variants, const char *variant);
+
 /* Prints usage generated from the table: rows that apply to no variant are left out, rows
  * that apply to some say which ("hybrid only", "not cpu"). */
 void kit_print_help(FILE *f, const char *prog, const char *summary, const kit_option *opts);
