@@ -116,6 +116,8 @@ int main(int argc, char **argv) {
   kit_option_named(opts, "seed")->help = "random seed (Philox key) of the generated graph and the search keys";
   kit_option_named(opts, "cpu-fraction")->help =
       "the CPU's share of each rank's row vertices (auto: the triads' model, kept if it beats share 0)";
+  /* One row per flag, read as --help prints them. */
+  /* clang-format off */
   const kit_option app_opts[] = {
       {"scale", KIT_OPT_INT, &p->scale, "S", "generated graph: 2^S vertices", 1, 30, 0, NULL, NULL, &a.scale_given},
       {"edgefactor", KIT_OPT_INT, &p->edgefactor, "E", "generated graph: E * 2^S edges", 1, 1024, 0, NULL, NULL, &a.ef_given},
@@ -133,6 +135,7 @@ int main(int argc, char **argv) {
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0,
        NULL, NULL, NULL},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   const kit_app app = {

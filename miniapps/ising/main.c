@@ -119,6 +119,8 @@ int main(int argc, char **argv) {
   p.run.iters = 20;
   kit_option opts[KIT_RUN_NOPTS + 10];
   int n = kit_run_options(&p.run, opts);
+  /* One row per flag, read as --help prints them. */
+  /* clang-format off */
   const kit_option app_opts[] = {
       {"size", KIT_OPT_CUSTOM, p.size, "L|LX,LY,LZ", "lattice sides, each even (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
       {"temp", KIT_OPT_DOUBLE, &p.temp, "T", "temperature", 1e-3, 1e6, 0, NULL, NULL, NULL},
@@ -129,6 +131,7 @@ int main(int argc, char **argv) {
       {"mattis", KIT_OPT_FLAG, &p.mattis, NULL, "Mattis couplings J_ij = e_i e_j, checked against the gauge-transformed ferromagnet", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final spins as int8, x fastest, sample after sample", 1, 0, 0, NULL, NULL, NULL},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   /* The shared rows, in this app's words: a step is one Metropolis sweep (both colours). */

@@ -137,6 +137,8 @@ int main(int argc, char **argv) {
   laplace_params p = {.run = kit_run_defaults(), .size = {64, 64, 64}, .beta = 1.0 / 6.0, .init = "zero", .p2p = 1, .comm = "host"};
   kit_option opts[KIT_RUN_NOPTS + 8];
   int n = kit_run_options(&p.run, opts);
+  /* One row per flag, read as --help prints them. */
+  /* clang-format off */
   const kit_option app_opts[] = {
       {"size", KIT_OPT_CUSTOM, p.size, "N|NX,NY,NZ", "interior points (a cube for one number) [64]", 1, 0, 0, NULL, kit_parse_size3, NULL},
       {"alpha", KIT_OPT_DOUBLE, &p.alpha, "A", "weight of the centre point", 1, 0, 0, NULL, NULL, NULL},
@@ -146,6 +148,7 @@ int main(int argc, char **argv) {
       {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   const kit_app app = {

@@ -97,6 +97,8 @@ int main(int argc, char **argv) {
   lbm_params *p = &a.p;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p->run, opts);
+  /* One row per flag, read as --help prints them. */
+  /* clang-format off */
   const kit_option app_opts[] = {
       {"size", KIT_OPT_CUSTOM, p->size, "N|NX,NY,NZ", "fluid cells (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
       {"case", KIT_OPT_STRING, &p->flow, "CASE", "flow: lid-driven cavity or plane Poiseuille", 1, 0, 0, "cavity|poiseuille", NULL, NULL},
@@ -114,6 +116,7 @@ int main(int argc, char **argv) {
        * cpu packs on the host: --halo has nothing to choose there. */
       {"halo", KIT_OPT_STRING, &p->halo, "MODE", "face populations to MPI by 5 copies, a pack kernel + 1 copy, or device buffers to a CUDA-aware MPI", 1, 0, 0, "copies|pack|cuda-aware", NULL, NULL, "naive|two-stream|hybrid"},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   kit_option *iters = kit_option_named(opts, "iters"), *share = kit_option_named(opts, "cpu-fraction");

@@ -114,6 +114,8 @@ int main(int argc, char **argv) {
   pt_params *p = &pb.p;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p->run, opts);
+  /* One row per flag, read as --help prints them. */
+  /* clang-format off */
   const kit_option app_opts[] = {
       {"cells", KIT_OPT_CUSTOM, p->cells, "N|NX,NY,NZ", "fcc unit cells (4 particles each; --domain tube: its voxels) [5]", 1, 0, 0, NULL, kit_parse_size3, &pb.cells_given},
       {"density", KIT_OPT_DOUBLE, &p->density, "RHO", "reduced number density of the lattice", 1e-3, 1.5, 0, NULL, NULL, &pb.density_given},
@@ -130,6 +132,7 @@ int main(int argc, char **argv) {
       {"dump", KIT_OPT_STRING, &p->dump, "FILE", "write id x y z vx vy vz per particle by id (raw doubles)", 1, 0, 0, NULL, NULL, NULL},
       {"dump-cells", KIT_OPT_STRING, &p->dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   /* What the shared flags mean here. */
