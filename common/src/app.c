@@ -97,10 +97,11 @@ static int prologue(const kit_app *app, kit_env *env, int argc, char **argv, con
   if ((*v)->gpus_max > 0 && run->gpus > (*v)->gpus_max)
     return kit_usage_error(env, "%s: --gpus: %s drives at most %d GPUs per process", app->name, (*v)->name,
                            (*v)->gpus_max);
-  if ((*v)->needs_gpu && !kit_all_ranks_have_gpu(env)) return kit_skip(env, app->name, run->variant, "no CUDA device");
+  if ((*v)->needs_gpu && !kit_all_ranks_have_gpu(env))
+    return kit_skip(env, app->name, run->variant, "no CUDA device");
   /* Output paths, before anything runs (kit_check_output_file: nothing is created). */
-  const char *flags[4 + 3] = {"--json", "--trace", "--checkpoint"}, *paths[4 + 3] = {run->json, run->trace,
-                                                                                       run->checkpoint};
+  const char *flags[4 + 3] = {"--json", "--trace", "--checkpoint"},
+                        *paths[4 + 3] = {run->json, run->trace, run->checkpoint};
   const int nout = 3 + (app->outputs ? app->outputs(app->params, flags + 3, paths + 3) : 0);
   for (int i = 0; i < nout; ++i)
     if (kit_check_output_file(env, app->name, flags[i], paths[i])) return KIT_EXIT_USAGE;
@@ -144,21 +145,24 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   const double dev_bw = v->needs_gpu ? kit_device_triad_ceiling(&env, run->measure_ceilings) : 0.0;
   double cpu_fraction = -1.0, model = -1.0, t_model = 0.0, t_zero = 0.0;
   if (v->hybrid)
-    cpu_fraction = run->cpu_fraction >= 0.0 ? run->cpu_fraction
-                                            : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
+    cpu_fraction = run->cpu_fraction >= 0.0
+                       ? run->cpu_fraction
+                       : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
   /* The share-0 schedule: the GPU-only variant, or the hybrid itself with no CPU share. */
   const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : v;
   if (v->hybrid) {
     if (model > 0.0 && !share_uniform(app, ctx, model)) {
-      kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without CPU %s: using 0", app->name, model,
-              app->cpu_unit ? app->cpu_unit : "share");
+      kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without CPU %s: using 0", app->name,
+              model, app->cpu_unit ? app->cpu_unit : "share");
       cpu_fraction = 0.0;
     }
     if (run->cpu_fraction >= 0.0 && !share_uniform(app, ctx, cpu_fraction)) {
       app->free_context(ctx);
       return kit_finalize(kit_usage_error(&env,
-          "%s: --cpu-fraction %g gives some ranks CPU %s and others none (their parts are too thin); use a larger "
-          "share, a smaller one, or fewer ranks", app->name, cpu_fraction, app->cpu_unit ? app->cpu_unit : "work"));
+                                          "%s: --cpu-fraction %g gives some ranks CPU %s and others none "
+                                          "(their parts are too thin); use a larger "
+                                          "share, a smaller one, or fewer ranks",
+                                          app->name, cpu_fraction, app->cpu_unit ? app->cpu_unit : "work"));
     }
     app->set_cpu_fraction(ctx, cpu_fraction);
   }
@@ -171,7 +175,8 @@ int kit_main(const kit_app *app, int argc, char **argv) {
     t_zero = calibrate(gpu_only, ctx, steps);
     cpu_fraction = t_model < t_zero ? model : 0.0;
     app->set_cpu_fraction(ctx, cpu_fraction);
-    kit_log(&env, "%s: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
+    kit_log(&env,
+            "%s: hybrid auto: model share %.4f took %.3g s, share 0 took %.3g s for %d steps: using %.4f",
             app->name, model, t_model, t_zero, steps, cpu_fraction);
   }
   /* A hybrid run that gives no rank a CPU unit is Paper II's GPU-only scheme: run that
@@ -197,8 +202,10 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   kit_timing timing;
   if (!app->timed || !app->timed(ctx, exec, st, &timing)) {
     chunk_arg ck = {app, ctx, exec, run->iters - todo_iters};
-    const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters, write_checkpoint, &ck};
-    timing = kit_time_variant(&todo, st, exec->run, exec->reset, h, run->checkpoint && app->checkpoint ? &chunks : NULL);
+    const kit_chunking chunks = {run->checkpoint_every > 0 ? run->checkpoint_every : todo.iters,
+                                 write_checkpoint, &ck};
+    timing = kit_time_variant(&todo, st, exec->run, exec->reset, h,
+                              run->checkpoint && app->checkpoint ? &chunks : NULL);
   }
   timing.setup_s = setup_s;
 
@@ -213,8 +220,9 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   kit_report_fill_run(&rep, &env, &timing, gpus_total, cpu_fraction);
   kit_report_fom(&rep, m.fom_name, m.fom_unit, m.fom);
   kit_report_bandwidth(&rep, m.bytes_per_step, timing.iters, ceiling,
-                       v->needs_gpu ? (v->hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
-                                    : "host triad x nodes");
+                       v->needs_gpu
+                           ? (v->hybrid ? "device triad x GPUs + host triad x nodes" : "device triad x GPUs")
+                           : "host triad x nodes");
   if (h)
     kit_report_messages(&rep, h->messages - timing.messages_before, h->bytes - timing.bytes_before,
                         (double)timing.reps * timing.iters);

@@ -151,8 +151,7 @@ static void cache_put(const char *key, double v) {
   close(fd);
 }
 
-static double cached_or_measured(const kit_env *env, const char *key, int force,
-                                 double (*measure)(void)) {
+static double cached_or_measured(const kit_env *env, const char *key, int force, double (*measure)(void)) {
   double v = 0.0;
   if (env->rank == 0) {
     v = force ? 0.0 : cache_get(key);
@@ -222,7 +221,9 @@ double kit_host_triad_ceiling(const kit_env *env, int force) {
 
 #ifdef KIT_HAVE_CUDA
 /* 3 x 2 GiB as DESIGN.md Sec. 7 specifies. */
-static double device_measure(void) { return kit_measure_device_triad((size_t)1 << 28, 20); }
+static double device_measure(void) {
+  return kit_measure_device_triad((size_t)1 << 28, 20);
+}
 #endif
 
 double kit_device_triad_ceiling(const kit_env *env, int force) {

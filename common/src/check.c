@@ -77,8 +77,7 @@ void kit_mpi_fail(int rc, const char *call, const char *file, int line) {
 #ifdef KIT_HAVE_CUDA
 void kit_cuda_fail(cudaError_t e, const char *call, const char *file, int line) {
   if (e == cudaSuccess) kit_die(3, file, line, "CUDA call %s failed: fault injected by KIT_FAULT", call);
-  kit_die(3, file, line, "CUDA call %s failed: %s (%s)", call, cudaGetErrorString(e),
-          cudaGetErrorName(e));
+  kit_die(3, file, line, "CUDA call %s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 #endif
 

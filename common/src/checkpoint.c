@@ -29,7 +29,9 @@ static uint64_t fnv_update(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
-uint64_t kit_fnv1a64(const void *data, size_t n) { return fnv_update(FNV_OFFSET, data, n); }
+uint64_t kit_fnv1a64(const void *data, size_t n) {
+  return fnv_update(FNV_OFFSET, data, n);
+}
 
 /* The app name as the file holds it: 16 bytes, NUL-padded. */
 static void padded_name(const char *app, char name[16]) {
@@ -252,8 +254,9 @@ int kit_checkpoint_read(const char *path, const char *app, const double *ident, 
   } else if (!KIT_CKPT_GET(&e, 8) || !KIT_CKPT_GET(&c, 8)) {
     snprintf(err, errlen, "truncated header");
   } else if (e != (uint64_t)elem || c != count) {
-    snprintf(err, errlen, "holds %llu values of %llu bytes, this problem has %llu of %llu", (unsigned long long)c,
-             (unsigned long long)e, (unsigned long long)count, (unsigned long long)elem);
+    snprintf(err, errlen, "holds %llu values of %llu bytes, this problem has %llu of %llu",
+             (unsigned long long)c, (unsigned long long)e, (unsigned long long)count,
+             (unsigned long long)elem);
   } else if (!size_matches(f, count * (uint64_t)elem + 8)) {
     snprintf(err, errlen, "the file is not exactly one field long (truncated or trailing bytes)");
   } else if (!KIT_CKPT_GET(data, count * (uint64_t)elem)) {

@@ -47,9 +47,12 @@ static int output_path_problem(const char *flag, const char *path, char *why, si
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (slash == dir) slash[1] = '\0';
-  else if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
+  if (slash == dir)
+    slash[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  else
+    snprintf(dir, sizeof dir, ".");
   /* A checkpoint is renamed over its path: only a regular file (or nothing) may be there. */
   if (replaced && kit_checkpoint_target_ok(path, why, n) != 0) return 1;
   struct stat st;
@@ -85,7 +88,8 @@ int kit_check_output_file(const kit_env *env, const char *app, const char *flag,
 
 FILE *kit_output_open(const char *flag, const char *path, const char *mode) {
   FILE *f = fopen(path, mode);
-  if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: cannot write '%s': %s", flag, path, strerror(errno));
+  if (!f)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: cannot write '%s': %s", flag, path, strerror(errno));
   errno = 0; /* from here on, only a failed write sets it (kit_output_close reports it) */
   return f;
 }
@@ -98,7 +102,9 @@ void kit_output_close(FILE *f, const char *flag, const char *path) {
   const int closed = fclose(f) == 0;
   if (!closed || failed)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: could not write '%s': %s", flag, path,
-            !closed && errno ? strerror(errno) : before ? strerror(before) : "write error");
+            !closed && errno ? strerror(errno)
+            : before         ? strerror(before)
+                             : "write error");
 }
 
 int kit_distinct_gpus(const kit_env *env, int per_rank, int limit) {
@@ -157,12 +163,15 @@ int kit_check_memory(const kit_env *env, const char *app, double host_bytes, dou
   double mine[4] = {node_need, have, dev_need, dev_have}, all[4];
   KIT_MPI_CHECK(MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   if (any & 1)
-    kit_usage_error(env, "%s: the problem needs %.1f GB of host memory on a node, which has %.1f GB "
+    kit_usage_error(env,
+                    "%s: the problem needs %.1f GB of host memory on a node, which has %.1f GB "
                     "(fewer points, more nodes, or --no-verify; KIT_NO_MEMORY_CHECK=1 to try anyway)",
                     app, all[0] * 1e-9, all[1] * 1e-9);
   else
-    kit_usage_error(env, "%s: the problem needs %.1f GB of memory on a GPU, which has %.1f GB "
-                    "(fewer points or more GPUs)", app, all[2] * 1e-9, all[3] * 1e-9);
+    kit_usage_error(env,
+                    "%s: the problem needs %.1f GB of memory on a GPU, which has %.1f GB "
+                    "(fewer points or more GPUs)",
+                    app, all[2] * 1e-9, all[3] * 1e-9);
   return KIT_EXIT_USAGE;
 }
 
@@ -180,7 +189,8 @@ const char *const kit_variant_names[KIT_NVARIANTS] = {"cpu", "naive", "two-strea
 
 int kit_front_door(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
                    const char *summary, const kit_run *run, kit_describe_fn describe) {
-  return kit_front_door_names(env, argc, argv, opts, app, summary, run, kit_variant_names, KIT_NVARIANTS, describe);
+  return kit_front_door_names(env, argc, argv, opts, app, summary, run, kit_variant_names, KIT_NVARIANTS,
+                              describe);
 }
 
 int kit_front_door_names(const kit_env *env, int argc, char **argv, kit_option *opts, const char *app,
@@ -202,7 +212,9 @@ int kit_front_door_names(const kit_env *env, int argc, char **argv, kit_option *
   }
   int known = 0;
   for (int i = 0; i < nnames; ++i) known |= strcmp(names[i], run->variant) == 0;
-  if (!known) return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app, run->variant);
+  if (!known)
+    return kit_usage_error(env, "%s: --variant: unknown variant '%s' (see --variant list)", app,
+                           run->variant);
   /* The flags given must apply to the variant: the option rows say which (kit_option.variants). */
   if (kit_option_applies(opts, app, run->variant, err, sizeof err)) return kit_usage_error(env, "%s", err);
   return -1;
@@ -210,7 +222,11 @@ int kit_front_door_names(const kit_env *env, int argc, char **argv, kit_option *
 
 int kit_restart_check(const kit_env *env, const char *app, const char *path, const double *ident, int nident,
                       size_t elem, unsigned long long count, int iters, const char *iters_flag, int *step) {
-  struct { int bad; unsigned long long step; char why[240]; } chk = {0, 0, ""};
+  struct {
+    int bad;
+    unsigned long long step;
+    char why[240];
+  } chk = {0, 0, ""};
   if (env->rank == 0) {
     uint64_t s = 0;
     chk.bad = kit_checkpoint_read(path, app, ident, nident, elem, count, &s, NULL, chk.why, sizeof chk.why);
@@ -219,8 +235,8 @@ int kit_restart_check(const kit_env *env, const char *app, const char *path, con
   KIT_MPI_CHECK(MPI_Bcast(&chk, (int)sizeof chk, MPI_BYTE, 0, MPI_COMM_WORLD));
   if (chk.bad) return kit_usage_error(env, "%s: --restart '%s': %s", app, path, chk.why);
   if (chk.step >= (unsigned long long)iters)
-    return kit_usage_error(env, "%s: --restart: the checkpoint is at step %llu; %s %d must be larger", app, chk.step,
-                           iters_flag, iters);
+    return kit_usage_error(env, "%s: --restart: the checkpoint is at step %llu; %s %d must be larger", app,
+                           chk.step, iters_flag, iters);
   *step = (int)chk.step;
   return -1;
 }
@@ -347,7 +363,8 @@ void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, doubl
   r->fraction_of_ceiling = ceiling > 0 ? r->bandwidth_GBs / ceiling : 0.0;
 }
 
-void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model, double t_zero) {
+void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model,
+                       double t_zero) {
   if (unit) {
     char key[64];
     snprintf(key, sizeof key, "cpu_%s", unit);
@@ -390,7 +407,8 @@ int kit_report_finish(kit_report *r, const kit_env *env, const char *json) {
     errno = 0; /* a failed write while printing leaves its reason here */
     kit_report_print(r, stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-      fprintf(stderr, "kit: could not write the report to standard output: %s\n", errno ? strerror(errno) : "write error");
+      fprintf(stderr, "kit: could not write the report to standard output: %s\n",
+              errno ? strerror(errno) : "write error");
       io = 1;
     }
     if (json && kit_report_json(r, json) != 0) {

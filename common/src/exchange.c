@@ -15,10 +15,10 @@
 #ifdef KIT_HAVE_NCCL
 #include <nccl.h>
 /* NCCL's calls, checked like every CUDA and MPI call (exit 3 with the call and the reason). */
-#define KIT_NCCL_CHECK(call)                                                                   \
-  do {                                                                                         \
-    ncclResult_t kit_r_ = (call);                                                              \
-    if (kit_r_ != ncclSuccess)                                                                 \
+#define KIT_NCCL_CHECK(call)                                                                      \
+  do {                                                                                            \
+    ncclResult_t kit_r_ = (call);                                                                 \
+    if (kit_r_ != ncclSuccess)                                                                    \
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: %s", #call, ncclGetErrorString(kit_r_)); \
   } while (0)
 #endif
@@ -100,8 +100,8 @@ int kit_comm_check(const kit_env *env, const char *app, const char *variant, con
  * slot out. A slot is written again two exchanges later, after the writer's stream has
  * waited for the reader's `consumed` of it. */
 typedef struct ipc_side {
-  void *inbox;               /* mine: 2 x capacity bytes on my device */
-  void *peer_inbox;          /* the neighbour's, mapped (cudaIpcOpenMemHandle) */
+  void *inbox;                                /* mine: 2 x capacity bytes on my device */
+  void *peer_inbox;                           /* the neighbour's, mapped (cudaIpcOpenMemHandle) */
   cudaEvent_t sent[2], consumed[2];           /* mine, shared with the neighbour */
   cudaEvent_t peer_sent[2], peer_consumed[2]; /* the neighbour's, opened here */
 } ipc_side;
@@ -134,14 +134,17 @@ static void ipc_init(kit_exchange *x, MPI_Comm comm) {
   int nreq = 0;
   for (int s = 0; s < 2; ++s) {
     if (x->halo.nbr[s] == MPI_PROC_NULL) continue;
-    KIT_MPI_CHECK(MPI_Irecv(&theirs[s], (int)sizeof theirs[s], MPI_BYTE, x->halo.nbr[s], 130 + (1 - s), comm, &req[nreq++]));
-    KIT_MPI_CHECK(MPI_Isend(&mine[s], (int)sizeof mine[s], MPI_BYTE, x->halo.nbr[s], 130 + s, comm, &req[nreq++]));
+    KIT_MPI_CHECK(MPI_Irecv(&theirs[s], (int)sizeof theirs[s], MPI_BYTE, x->halo.nbr[s], 130 + (1 - s), comm,
+                            &req[nreq++]));
+    KIT_MPI_CHECK(
+        MPI_Isend(&mine[s], (int)sizeof mine[s], MPI_BYTE, x->halo.nbr[s], 130 + s, comm, &req[nreq++]));
   }
   MPI_Status status[4]; /* not MPI_STATUSES_IGNORE: GCC reads MPICH's as an empty array */
   KIT_MPI_CHECK(MPI_Waitall(nreq, req, status));
   for (int s = 0; s < 2; ++s) {
     if (x->halo.nbr[s] == MPI_PROC_NULL) continue;
-    KIT_CUDA_CHECK(cudaIpcOpenMemHandle(&side[s].peer_inbox, theirs[s].inbox, cudaIpcMemLazyEnablePeerAccess));
+    KIT_CUDA_CHECK(
+        cudaIpcOpenMemHandle(&side[s].peer_inbox, theirs[s].inbox, cudaIpcMemLazyEnablePeerAccess));
     for (int slot = 0; slot < 2; ++slot) {
       KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&side[s].peer_sent[slot], theirs[s].sent[slot]));
       KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&side[s].peer_consumed[slot], theirs[s].consumed[slot]));
@@ -189,7 +192,8 @@ static void ipc_run(kit_exchange *x, void *const send[2], void *const recv[2], c
   for (int s = 0; s < 2; ++s) {
     if (h->nbr[s] == MPI_PROC_NULL) continue;
     KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, side[s].peer_consumed[slot], 0));
-    KIT_CUDA_CHECK(cudaMemcpyAsync((char *)side[s].peer_inbox + at, send[s], x->bytes, cudaMemcpyDeviceToDevice, stream));
+    KIT_CUDA_CHECK(cudaMemcpyAsync((char *)side[s].peer_inbox + at, send[s], x->bytes,
+                                   cudaMemcpyDeviceToDevice, stream));
     KIT_CUDA_CHECK(cudaEventRecord(side[s].sent[slot], stream));
     h->messages += 1;
     h->bytes += (long long)x->bytes;
@@ -211,10 +215,11 @@ static void ipc_run(kit_exchange *x, void *const send[2], void *const recv[2], c
   for (int s = 0; s < 2; ++s) {
     if (h->nbr[s] == MPI_PROC_NULL) continue;
     if (token_in[s] != slot)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "ipc exchange: rank %d is at slot %d, this rank at %d", h->nbr[s],
-              token_in[s], slot);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "ipc exchange: rank %d is at slot %d, this rank at %d",
+              h->nbr[s], token_in[s], slot);
     KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, side[s].peer_sent[slot], 0));
-    KIT_CUDA_CHECK(cudaMemcpyAsync(recv[s], (char *)side[s].inbox + at, x->bytes, cudaMemcpyDeviceToDevice, stream));
+    KIT_CUDA_CHECK(
+        cudaMemcpyAsync(recv[s], (char *)side[s].inbox + at, x->bytes, cudaMemcpyDeviceToDevice, stream));
     KIT_CUDA_CHECK(cudaEventRecord(side[s].consumed[slot], stream));
   }
   kit_gpu_range_end(g, stream);
@@ -260,8 +265,8 @@ void kit_exchange_free(kit_exchange *x) {
 
 void kit_exchange_resize(kit_exchange *x, size_t count) {
   if (count * x->halo.elem > x->capacity)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "kit_exchange_resize: %zu elements exceed the %zu bytes set up", count,
-            x->capacity);
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "kit_exchange_resize: %zu elements exceed the %zu bytes set up", count, x->capacity);
   x->halo.count = count;
   x->bytes = count * x->halo.elem;
 }

@@ -1,18 +1,22 @@
 /* halo.c: z-slab halo exchange over MPI (kit/halo.h). */
 #include "kit/halo.h"
 
+#include <string.h>
+
 #include "kit/check.h"
 #include "kit/runtime.h"
 
-#include <string.h>
-
 /* A message travelling up is received from below, and the other way round. */
 enum { TAG_UPWARD = 101, TAG_DOWNWARD = 102 };
-static int send_tag(int side) { return side == KIT_UP ? TAG_UPWARD : TAG_DOWNWARD; }
-static int recv_tag(int side) { return side == KIT_DOWN ? TAG_UPWARD : TAG_DOWNWARD; }
+static int send_tag(int side) {
+  return side == KIT_UP ? TAG_UPWARD : TAG_DOWNWARD;
+}
+static int recv_tag(int side) {
+  return side == KIT_DOWN ? TAG_UPWARD : TAG_DOWNWARD;
+}
 
-void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
-                   int staging, int pinned) {
+void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count, int staging,
+                   int pinned) {
   kit_halo_init_typed(h, comm, nbr_down, nbr_up, count, MPI_DOUBLE, sizeof(double), staging, pinned);
 }
 
@@ -48,8 +52,8 @@ void kit_halo_free(kit_halo *h) {
 
 void kit_halo_irecv(kit_halo *h, int side, void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Irecv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm,
-                          &h->rreq[side]));
+  KIT_MPI_CHECK(
+      MPI_Irecv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm, &h->rreq[side]));
 }
 
 static void count_message(kit_halo *h) {
@@ -61,8 +65,8 @@ static void count_message(kit_halo *h) {
 
 void kit_halo_isend(kit_halo *h, int side, const void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Isend(buf, (int)h->count, h->type, h->nbr[side], send_tag(side), h->comm,
-                          &h->sreq[side]));
+  KIT_MPI_CHECK(
+      MPI_Isend(buf, (int)h->count, h->type, h->nbr[side], send_tag(side), h->comm, &h->sreq[side]));
   count_message(h);
 }
 
@@ -78,8 +82,8 @@ void kit_halo_waitall(kit_halo *h) {
 
 void kit_halo_recv(kit_halo *h, int side, void *buf) {
   if (h->nbr[side] == MPI_PROC_NULL || kit_fault("stale-halo")) return;
-  KIT_MPI_CHECK(MPI_Recv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm,
-                         MPI_STATUS_IGNORE));
+  KIT_MPI_CHECK(
+      MPI_Recv(buf, (int)h->count, h->type, h->nbr[side], recv_tag(side), h->comm, MPI_STATUS_IGNORE));
 }
 
 void kit_halo_send(kit_halo *h, int side, const void *buf) {

@@ -21,7 +21,9 @@ static void put(kit_json *j, const char *s, size_t n) {
   j->len += n;
   j->buf[j->len] = '\0';
 }
-static void puts_(kit_json *j, const char *s) { put(j, s, strlen(s)); }
+static void puts_(kit_json *j, const char *s) {
+  put(j, s, strlen(s));
+}
 
 void kit_json_init(kit_json *j) {
   memset(j, 0, sizeof *j);
@@ -99,8 +101,12 @@ static void open_(kit_json *j, const char *key, const char *bracket) {
   j->count[j->depth++] = 0;
 }
 
-void kit_json_begin_object(kit_json *j, const char *key) { open_(j, key, "{"); }
-void kit_json_begin_array(kit_json *j, const char *key) { open_(j, key, "["); }
+void kit_json_begin_object(kit_json *j, const char *key) {
+  open_(j, key, "{");
+}
+void kit_json_begin_array(kit_json *j, const char *key) {
+  open_(j, key, "[");
+}
 void kit_json_end_object(kit_json *j) {
   j->depth--;
   puts_(j, "}");

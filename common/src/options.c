@@ -40,24 +40,32 @@ static int parse_cpu_fraction(const char *arg, void *dest, char *err, size_t n) 
 
 int kit_run_options(kit_run *r, kit_option *o) {
   const kit_option opts[KIT_RUN_NOPTS] = {
-      {"variant", KIT_OPT_STRING, &r->variant, "NAME", "variant to run, or 'list'", 1, 0, 0, NULL, NULL, NULL},
+      {"variant", KIT_OPT_STRING, &r->variant, "NAME", "variant to run, or 'list'", 1, 0, 0, NULL, NULL,
+       NULL},
       {"iters", KIT_OPT_INT, &r->iters, "N", "time steps per timed repetition", 1, 1e9, 0, NULL, NULL, NULL},
       {"warmup", KIT_OPT_INT, &r->warmup, "N", "untimed steps before timing", 0, 1e9, 0, NULL, NULL, NULL},
-      {"reps", KIT_OPT_INT, &r->reps, "N", "timed repetitions (min/median/max reported)", 1, 1e6, 0, NULL, NULL, NULL},
-      {"gpus", KIT_OPT_INT, &r->gpus, "N", "GPUs used per node (0: all visible)", 0, 1024, 0, NULL, NULL, &r->gpus_given,
-       "!cpu"},
+      {"reps", KIT_OPT_INT, &r->reps, "N", "timed repetitions (min/median/max reported)", 1, 1e6, 0, NULL,
+       NULL, NULL},
+      {"gpus", KIT_OPT_INT, &r->gpus, "N", "GPUs used per node (0: all visible)", 0, 1024, 0, NULL, NULL,
+       &r->gpus_given, "!cpu"},
       {"cpu-fraction", KIT_OPT_CUSTOM, &r->cpu_fraction, "F|auto",
        "CPU share of each rank's work (auto: from the measured triads)", 1, 0, 0, NULL, parse_cpu_fraction,
        &r->cpu_fraction_given, "hybrid"},
       {"verify", KIT_OPT_FLAG, &r->verify, NULL, "check the result (default)", 1, 0, 1, NULL, NULL, NULL},
       {"no-verify", KIT_OPT_FLAG, &r->verify, NULL, "skip the check", 1, 0, 0, NULL, NULL, NULL},
-      {"json", KIT_OPT_STRING, &r->json, "FILE", "append one JSON result line to FILE ('-': stdout)", 1, 0, 0, NULL, NULL, NULL},
-      {"trace", KIT_OPT_STRING, &r->trace, "FILE", "write a Chrome trace-event timeline of the profiled steps", 1, 0, 0, NULL, NULL, NULL},
+      {"json", KIT_OPT_STRING, &r->json, "FILE", "append one JSON result line to FILE ('-': stdout)", 1, 0, 0,
+       NULL, NULL, NULL},
+      {"trace", KIT_OPT_STRING, &r->trace, "FILE",
+       "write a Chrome trace-event timeline of the profiled steps", 1, 0, 0, NULL, NULL, NULL},
       {"seed", KIT_OPT_U64, &r->seed, "S", "random seed (Philox key)", 1, 0, 0, NULL, NULL, NULL},
-      {"measure-ceilings", KIT_OPT_FLAG, &r->measure_ceilings, NULL, "re-measure the bandwidth ceilings", 1, 0, 1, NULL, NULL, NULL},
-      {"checkpoint", KIT_OPT_STRING, &r->checkpoint, "FILE", "write the state to FILE (at the end, or see --checkpoint-every)", 1, 0, 0, NULL, NULL, NULL},
-      {"checkpoint-every", KIT_OPT_INT, &r->checkpoint_every, "N", "with --checkpoint: every N steps of the last repetition", 1, 1e9, 0, NULL, NULL, NULL},
-      {"restart", KIT_OPT_STRING, &r->restart, "FILE", "start from a checkpoint and run up to --iters steps in all", 1, 0, 0, NULL, NULL, NULL},
+      {"measure-ceilings", KIT_OPT_FLAG, &r->measure_ceilings, NULL, "re-measure the bandwidth ceilings", 1,
+       0, 1, NULL, NULL, NULL},
+      {"checkpoint", KIT_OPT_STRING, &r->checkpoint, "FILE",
+       "write the state to FILE (at the end, or see --checkpoint-every)", 1, 0, 0, NULL, NULL, NULL},
+      {"checkpoint-every", KIT_OPT_INT, &r->checkpoint_every, "N",
+       "with --checkpoint: every N steps of the last repetition", 1, 1e9, 0, NULL, NULL, NULL},
+      {"restart", KIT_OPT_STRING, &r->restart, "FILE",
+       "start from a checkpoint and run up to --iters steps in all", 1, 0, 0, NULL, NULL, NULL},
       {"help", KIT_OPT_FLAG, &r->help, NULL, "print this help", 1, 0, 1, NULL, NULL, NULL},
       {NULL, KIT_OPT_END, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -78,7 +86,9 @@ static int count_opts(const kit_option *opts) {
   return n;
 }
 
-static int bounded(const kit_option *o) { return o->min <= o->max; }
+static int bounded(const kit_option *o) {
+  return o->min <= o->max;
+}
 
 /* strtoll, strtoull and strtod skip leading spaces, and strtoull takes a minus sign and
  * wraps (" -1" would be 2^64-1): a number must start with a digit, after a sign where
@@ -254,7 +264,8 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
     kit_option *o = &opts[c - 256];
     const kit_option *twin = same_setting(opts, n, seen, c - 256);
     if (twin) {
-      snprintf(err, errlen, "%s: --%s and --%s set the same thing; give one of them", prog, twin->name, o->name);
+      snprintf(err, errlen, "%s: --%s and --%s set the same thing; give one of them", prog, twin->name,
+               o->name);
       rc = KIT_PARSE_ERROR;
       break;
     }
@@ -289,13 +300,20 @@ static void print_default(FILE *f, const kit_option *o) {
   const size_t len = strlen(o->help);
   if (len > 0 && o->help[len - 1] == ']') return;
   switch (o->type) {
-    case KIT_OPT_INT: fprintf(f, " [%d]", *(const int *)o->dest); break;
-    case KIT_OPT_U64: fprintf(f, " [%llu]", (unsigned long long)*(const uint64_t *)o->dest); break;
-    case KIT_OPT_DOUBLE: fprintf(f, " [%g]", *(const double *)o->dest); break;
+    case KIT_OPT_INT:
+      fprintf(f, " [%d]", *(const int *)o->dest);
+      break;
+    case KIT_OPT_U64:
+      fprintf(f, " [%llu]", (unsigned long long)*(const uint64_t *)o->dest);
+      break;
+    case KIT_OPT_DOUBLE:
+      fprintf(f, " [%g]", *(const double *)o->dest);
+      break;
     case KIT_OPT_STRING:
       if (*(const char *const *)o->dest) fprintf(f, " [%s]", *(const char *const *)o->dest);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -333,7 +351,8 @@ static void spoken_list(const char *names, char *out, size_t n) {
   }
 }
 
-int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen) {
+int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err,
+                       size_t errlen) {
   for (int i = 0; opts[i].type != KIT_OPT_END; ++i) {
     const kit_option *o = &opts[i];
     if (!o->seen || kit_variant_in(o->variants, variant)) continue;

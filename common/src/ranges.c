@@ -52,7 +52,9 @@ static _Thread_local int depth = 0;
 static _Thread_local const char *stack_name[MAX_DEPTH];
 static _Thread_local double stack_t0[MAX_DEPTH];
 
-static double now_us(void) { return (omp_get_wtime() - origin) * 1e6; }
+static double now_us(void) {
+  return (omp_get_wtime() - origin) * 1e6;
+}
 
 static int thread_id(void) {
   if (my_tid < 0) {
@@ -92,7 +94,9 @@ void kit_profile_enable(int on) {
   if (origin < 0.0) origin = omp_get_wtime();
   profiling = on;
 }
-int kit_profile_enabled(void) { return profiling; }
+int kit_profile_enabled(void) {
+  return profiling;
+}
 
 void kit_range_push(const char *name) {
 #if defined(KIT_NVTX_ENABLED)
@@ -320,7 +324,8 @@ void kit_trace_write(const char *path, MPI_Comm comm) {
     /* A trace that could not be written is a failed run (exit 3 with the reason), never a
      * run that ends 0 without it: every write is checked, and the close. */
     FILE *f = fopen(path, "w");
-    if (!f) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--trace: cannot write '%s': %s", path, strerror(errno));
+    if (!f)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--trace: cannot write '%s': %s", path, strerror(errno));
     errno = 0;
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
     for (int r = 0; r < size; ++r) {
@@ -333,7 +338,9 @@ void kit_trace_write(const char *path, MPI_Comm comm) {
     const int closed = fclose(f) == 0;
     if (!closed || failed)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--trace: could not write '%s': %s", path,
-              !closed && errno ? strerror(errno) : before ? strerror(before) : "write error");
+              !closed && errno ? strerror(errno)
+              : before         ? strerror(before)
+                               : "write error");
     free(lens);
     free(displs);
     free(all);

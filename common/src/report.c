@@ -32,7 +32,9 @@ void kit_report_init(kit_report *r, const char *app, const char *variant) {
   kit_json_begin_object(&r->params, NULL);
 }
 
-void kit_report_free(kit_report *r) { kit_json_free(&r->params); }
+void kit_report_free(kit_report *r) {
+  kit_json_free(&r->params);
+}
 
 void kit_report_check(kit_report *r, const char *name, int status, double value, double limit,
                       const char *fmt, ...) {
@@ -57,11 +59,13 @@ void kit_report_result(kit_report *r, const char *key, double value, const char 
    * drop it or cut its name or unit short in the report and the JSON line. */
   if (!unit) unit = "";
   if (r->nresults == KIT_MAX_RESULTS)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "report: more than %d results (at '%s')", KIT_MAX_RESULTS, key);
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "report: more than %d results (at '%s')", KIT_MAX_RESULTS,
+            key);
   kit_result_kv *kv = &r->results[r->nresults];
   if (strlen(key) >= sizeof kv->key || strlen(unit) >= sizeof kv->unit)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "report: result '%s' [%s]: name or unit too long (at most %zu and %zu characters)",
-            key, unit, sizeof kv->key - 1, sizeof kv->unit - 1);
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "report: result '%s' [%s]: name or unit too long (at most %zu and %zu characters)", key, unit,
+            sizeof kv->key - 1, sizeof kv->unit - 1);
   r->nresults++;
   snprintf(kv->key, sizeof kv->key, "%s", key);
   snprintf(kv->unit, sizeof kv->unit, "%s", unit);
@@ -74,26 +78,25 @@ void kit_report_print(const kit_report *r, FILE *f) {
   fprintf(f, "%-28s %d x %d threads, %d GPUs\n", "ranks:", r->ranks, r->threads, r->gpus);
   fprintf(f, "%-28s %s\n", "device:", r->device);
   if (r->cpu_fraction >= 0.0) fprintf(f, "%-28s %.4f\n", "cpu_fraction:", r->cpu_fraction);
-  fprintf(f, "%-28s min %.6g  median %.6g  max %.6g  (%d reps x %d steps)\n", "time_s:",
-          r->time.min, r->time.median, r->time.max, r->reps, r->iters);
+  fprintf(f, "%-28s min %.6g  median %.6g  max %.6g  (%d reps x %d steps)\n", "time_s:", r->time.min,
+          r->time.median, r->time.max, r->reps, r->iters);
   for (int i = 0; i < r->nresults; ++i) {
     char k[48];
     snprintf(k, sizeof k, "%s:", r->results[i].key);
     fprintf(f, "%-28s %.10g %s\n", k, r->results[i].value, r->results[i].unit);
   }
-  fprintf(f, "%-28s %.6g GB/s of %.6g GB/s %s = %.1f%%\n", "bandwidth:", r->bandwidth_GBs,
-          r->ceiling_GBs, r->ceiling_source ? r->ceiling_source : "", 100.0 * r->fraction_of_ceiling);
+  fprintf(f, "%-28s %.6g GB/s of %.6g GB/s %s = %.1f%%\n", "bandwidth:", r->bandwidth_GBs, r->ceiling_GBs,
+          r->ceiling_source ? r->ceiling_source : "", 100.0 * r->fraction_of_ceiling);
   if (r->messages_per_step > 0)
-    fprintf(f, "%-28s %.6g messages, %.6g bytes per step\n", "mpi:", r->messages_per_step,
-            r->bytes_per_step);
+    fprintf(f, "%-28s %.6g messages, %.6g bytes per step\n", "mpi:", r->messages_per_step, r->bytes_per_step);
   for (int i = 0; i < r->nchecks; ++i) {
     char k[64];
     snprintf(k, sizeof k, "check %s:", r->checks[i].name);
     fprintf(f, "%-28s %s  %s\n", k, status_word(r->checks[i].status), r->checks[i].detail);
   }
   if (r->verify != KIT_VERIFY_SKIPPED)
-    fprintf(f, "%-28s %.6g (max_rel_diff %.6g) vs %s\n", "max_abs_diff:", r->max_abs_diff,
-            r->max_rel_diff, r->reference);
+    fprintf(f, "%-28s %.6g (max_rel_diff %.6g) vs %s\n", "max_abs_diff:", r->max_abs_diff, r->max_rel_diff,
+            r->reference);
   fprintf(f, "%-28s %s\n", "verification:", status_word(r->verify));
   fprintf(f, "%-28s %.6g %s\n", "fom:", r->fom, r->fom_unit ? r->fom_unit : "");
   fflush(f);
@@ -240,4 +243,6 @@ int kit_append_line(const char *path, const char *text) {
   return rc;
 }
 
-int kit_report_exit_code(const kit_report *r) { return r->verify == KIT_VERIFY_FAILED ? 1 : 0; }
+int kit_report_exit_code(const kit_report *r) {
+  return r->verify == KIT_VERIFY_FAILED ? 1 : 0;
+}

@@ -96,8 +96,8 @@ void kit_init(int *argc, char ***argv, kit_env *env) {
   env->thread_level = provided;
   KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &env->rank));
   KIT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &env->nranks));
-  KIT_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, env->rank,
-                                    MPI_INFO_NULL, &env->node_comm));
+  KIT_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &env->node_comm));
   KIT_MPI_CHECK(MPI_Comm_rank(env->node_comm, &env->local_rank));
   KIT_MPI_CHECK(MPI_Comm_size(env->node_comm, &env->local_size));
   int len = 0;
@@ -218,7 +218,9 @@ void kit_host_free(void *p, int pinned) {
   free(p);
 }
 
-double kit_now(void) { return MPI_Wtime(); }
+double kit_now(void) {
+  return MPI_Wtime();
+}
 
 void kit_vlog_line(const char *fmt, va_list ap) {
   /* Formatted whole, then escaped: a path or a file's bytes inside the message cannot drive

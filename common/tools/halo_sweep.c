@@ -38,9 +38,12 @@ static int parse_bytes(const char *arg, void *dest, char *err, size_t errlen) {
     snprintf(err, errlen, "'%s' is not a byte count such as 8, 4k or 64M", arg);
     return -1;
   }
-  if (*end == 'k' || *end == 'K') v *= 1024, ++end;
-  else if (*end == 'M') v *= 1024 * 1024, ++end;
-  else if (*end == 'G') v *= 1024.0 * 1024 * 1024, ++end;
+  if (*end == 'k' || *end == 'K')
+    v *= 1024, ++end;
+  else if (*end == 'M')
+    v *= 1024 * 1024, ++end;
+  else if (*end == 'G')
+    v *= 1024.0 * 1024 * 1024, ++end;
   if (*end || v > 1024.0 * 1024 * 1024) {
     snprintf(err, errlen, "'%s' is not a byte count from 1 to 1G (8, 4k, 64M)", arg);
     return -1;
@@ -62,7 +65,8 @@ static void *alloc(size_t bytes, int host) {
 static void release(void *p, int host) {
   if (host) free(p);
 #ifdef KIT_HAVE_CUDA
-  else KIT_CUDA_CHECK(cudaFree(p));
+  else
+    KIT_CUDA_CHECK(cudaFree(p));
 #endif
 }
 
@@ -111,8 +115,10 @@ static double peer_ceiling(void) {
   KIT_CUDA_CHECK(cudaMalloc(&a, bytes));
   if (can) {
     const cudaError_t e = cudaDeviceEnablePeerAccess(1, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError(); /* clears the sticky-free error */
-    else KIT_CUDA_CHECK(e);
+    if (e == cudaErrorPeerAccessAlreadyEnabled)
+      (void)cudaGetLastError(); /* clears the sticky-free error */
+    else
+      KIT_CUDA_CHECK(e);
   }
   cudaEvent_t t0, t1;
   KIT_CUDA_CHECK(cudaEventCreate(&t0));
@@ -146,12 +152,14 @@ int main(int argc, char **argv) {
   kit_option opts[] = {
       {"comm", KIT_OPT_STRING, &p.comm, "T", "transport, or every one built and usable here", 1, 0, 0,
        KIT_COMM_CHOICES "|all", NULL, NULL},
-      {"min", KIT_OPT_CUSTOM, &p.min, "BYTES", "smallest message (8, 4k, 64M) [8]", 1, 0, 0, NULL, parse_bytes, NULL},
+      {"min", KIT_OPT_CUSTOM, &p.min, "BYTES", "smallest message (8, 4k, 64M) [8]", 1, 0, 0, NULL,
+       parse_bytes, NULL},
       {"max", KIT_OPT_CUSTOM, &p.max, "BYTES", "largest message [64M]", 1, 0, 0, NULL, parse_bytes, NULL},
       {"reps", KIT_OPT_INT, &p.reps, "N", "timed exchanges per size and batch", 1, 1e6, 0, NULL, NULL, NULL},
-      {"host-buffers", KIT_OPT_FLAG, &p.host_buffers, NULL, "host memory and the host transport (no GPU needed)", 1, 0,
-       1, NULL, NULL, NULL},
-      {"json", KIT_OPT_STRING, &p.json, "FILE", "append one JSON line per transport and size", 1, 0, 0, NULL, NULL, NULL},
+      {"host-buffers", KIT_OPT_FLAG, &p.host_buffers, NULL,
+       "host memory and the host transport (no GPU needed)", 1, 0, 1, NULL, NULL, NULL},
+      {"json", KIT_OPT_STRING, &p.json, "FILE", "append one JSON line per transport and size", 1, 0, 0, NULL,
+       NULL, NULL},
       {"help", KIT_OPT_FLAG, &help, NULL, "print this help", 1, 0, 1, NULL, NULL, NULL},
       {NULL, KIT_OPT_END},
   };
@@ -159,17 +167,21 @@ int main(int argc, char **argv) {
   const int rc = kit_parse(argc, argv, opts, err, sizeof err);
   if (rc == KIT_PARSE_HELP) {
     if (env.rank == 0)
-      kit_print_help(stdout, "kit-halo-sweep", "halo exchange time and bandwidth per transport and message size", opts);
+      kit_print_help(stdout, "kit-halo-sweep",
+                     "halo exchange time and bandwidth per transport and message size", opts);
     return kit_finalize(0);
   }
   if (rc == KIT_PARSE_ERROR) return kit_finalize(kit_usage_error(&env, "%s", err));
   if (p.min > p.max) return kit_finalize(kit_usage_error(&env, "kit-halo-sweep: --min is larger than --max"));
-  if (env.nranks < 2) return kit_finalize(kit_usage_error(&env, "kit-halo-sweep: needs at least 2 ranks (mpiexec -n 2)"));
+  if (env.nranks < 2)
+    return kit_finalize(kit_usage_error(&env, "kit-halo-sweep: needs at least 2 ranks (mpiexec -n 2)"));
   if (p.host_buffers && strcmp(p.comm, "host") != 0 && strcmp(p.comm, "all") != 0)
-    return kit_finalize(kit_usage_error(&env, "kit-halo-sweep: --host-buffers moves host memory: --comm host only"));
+    return kit_finalize(
+        kit_usage_error(&env, "kit-halo-sweep: --host-buffers moves host memory: --comm host only"));
   if (kit_check_output_file(&env, "kit-halo-sweep", "--json", p.json)) return kit_finalize(KIT_EXIT_USAGE);
   if (!p.host_buffers) {
-    if (!kit_all_ranks_have_gpu(&env)) return kit_finalize(kit_skip(&env, "kit-halo-sweep", "gpu", "no CUDA device"));
+    if (!kit_all_ranks_have_gpu(&env))
+      return kit_finalize(kit_skip(&env, "kit-halo-sweep", "gpu", "no CUDA device"));
     kit_select_device(&env, 0);
   }
   const double peer = p.host_buffers || env.rank != 0 ? 0.0 : peer_ceiling();

@@ -66,23 +66,23 @@ int bfs_read_graph(const char *path, bfs_edges *out, char *err, size_t errlen);
 
 /* The process grid and this rank's share of the graph (kernel 1's product). */
 typedef struct bfs_graph {
-  int R, C;              /* grid rows, columns */
-  int i, j;              /* this rank's row and column (world rank i*C + j) */
-  int64_t n;             /* vertices */
-  MPI_Comm row, col;     /* this grid row (ranked by column), this grid column (ranked by row) */
-  int64_t own_begin;     /* first vertex this rank owns */
-  int64_t own_count;     /* vertices it owns */
-  int64_t own_pad;       /* own_count rounded up to 32 */
-  int64_t *row_off;      /* [C+1]: row-local index of the first vertex of (i, j') (padded) */
-  int64_t *row_begin;    /* [C]: first global vertex of (i, j') */
-  int64_t *row_count;    /* [C]: vertices of (i, j') */
-  int64_t *col_off;      /* [R+1]: column-local index of the first vertex of (i', j) (padded) */
-  int64_t *col_begin;    /* [R]: first global vertex of (i', j) */
-  int64_t *col_count;    /* [R]: vertices of (i', j) */
-  int64_t nrow, ncol;    /* sizes of the row-local and column-local index spaces */
-  int64_t *xoff;         /* [ncol+1]: CSR offsets by column-local source */
-  uint32_t *adj;         /* row-local destinations, xoff[ncol] of them */
-  int32_t *loops;        /* [own_count]: self-loops at each owned vertex (they count in TEPS) */
+  int R, C;           /* grid rows, columns */
+  int i, j;           /* this rank's row and column (world rank i*C + j) */
+  int64_t n;          /* vertices */
+  MPI_Comm row, col;  /* this grid row (ranked by column), this grid column (ranked by row) */
+  int64_t own_begin;  /* first vertex this rank owns */
+  int64_t own_count;  /* vertices it owns */
+  int64_t own_pad;    /* own_count rounded up to 32 */
+  int64_t *row_off;   /* [C+1]: row-local index of the first vertex of (i, j') (padded) */
+  int64_t *row_begin; /* [C]: first global vertex of (i, j') */
+  int64_t *row_count; /* [C]: vertices of (i, j') */
+  int64_t *col_off;   /* [R+1]: column-local index of the first vertex of (i', j) (padded) */
+  int64_t *col_begin; /* [R]: first global vertex of (i', j) */
+  int64_t *col_count; /* [R]: vertices of (i', j) */
+  int64_t nrow, ncol; /* sizes of the row-local and column-local index spaces */
+  int64_t *xoff;      /* [ncol+1]: CSR offsets by column-local source */
+  uint32_t *adj;      /* row-local destinations, xoff[ncol] of them */
+  int32_t *loops;     /* [own_count]: self-loops at each owned vertex (they count in TEPS) */
 } bfs_graph;
 
 /* build.c: kernel 1. Sends each directed half of every edge to the process that stores it
@@ -111,13 +111,13 @@ int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned);
 
 /* Bytes and messages of one BFS level, this rank's (the driver sums them over ranks). */
 typedef struct bfs_level_traffic {
-  int64_t frontier;     /* vertices expanded at this level (global) */
-  int64_t expand_bytes; /* payload sent to other ranks in the expand (column) phase */
-  int64_t fold_bytes;   /* payload sent to other ranks in the fold (row) phase */
-  int64_t list_bytes;   /* what the same messages would have cost as 32-bit lists */
+  int64_t frontier;       /* vertices expanded at this level (global) */
+  int64_t expand_bytes;   /* payload sent to other ranks in the expand (column) phase */
+  int64_t fold_bytes;     /* payload sent to other ranks in the fold (row) phase */
+  int64_t list_bytes;     /* what the same messages would have cost as 32-bit lists */
   int64_t unpruned_bytes; /* expand + fold payload without --prune's sort-unique (equal without it) */
-  int64_t messages;     /* messages to other ranks */
-  int64_t bitmaps;      /* of which sent as bitmaps */
+  int64_t messages;       /* messages to other ranks */
+  int64_t bitmaps;        /* of which sent as bitmaps */
 } bfs_level_traffic;
 
 typedef struct bfs_traffic {

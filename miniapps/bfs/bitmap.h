@@ -14,7 +14,9 @@
 #include "kit/hd.h"
 
 /* Words for n bits. */
-static inline KIT_HD int64_t bfs_bitmap_words(int64_t nbits) { return (nbits + 31) >> 5; }
+static inline KIT_HD int64_t bfs_bitmap_words(int64_t nbits) {
+  return (nbits + 31) >> 5;
+}
 
 /* Set bits in one word (the popcount the unpack scan adds up). */
 static inline KIT_HD int bfs_popc32(uint32_t w) {
@@ -30,7 +32,9 @@ static inline KIT_HD int bfs_bit_get(const uint32_t *bmap, int64_t v) {
 }
 
 /* Non-atomic set: one writer per word (host pack, or a GPU thread per word). */
-static inline KIT_HD void bfs_bit_set(uint32_t *bmap, int64_t v) { bmap[v >> 5] |= 1u << (v & 31); }
+static inline KIT_HD void bfs_bit_set(uint32_t *bmap, int64_t v) {
+  bmap[v >> 5] |= 1u << (v & 31);
+}
 
 /* Writes the vertices of word `w` (word index `wi`) to out[0..popc(w)) in increasing order and
  * returns how many. The body of Algorithm 1 for one word, one "lane" per set bit. */

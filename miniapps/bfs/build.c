@@ -20,7 +20,9 @@
 #include "partition.h"
 
 static int to_int(int64_t v, const char *what) {
-  if (v > INT_MAX) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: %lld values exceed one MPI message", what, (long long)v);
+  if (v > INT_MAX)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "%s: %lld values exceed one MPI message", what,
+            (long long)v);
   return (int)v;
 }
 
@@ -73,7 +75,9 @@ static void grid_setup(bfs_graph *g, int64_t n, int R, int C, const kit_env *env
 /* The threads' share of the input: thread t of T takes entries [m t / T, m (t + 1) / T), the
  * same slices in the count and the place loops, so the send buffer is laid out exactly as a
  * serial loop would lay it out. */
-static int64_t slice_at(int64_t m, int t, int T) { return (int64_t)((__int128)m * t / T); }
+static int64_t slice_at(int64_t m, int t, int T) {
+  return (int64_t)((__int128)m * t / T);
+}
 
 void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g) {
   grid_setup(g, e->n, R, C, env);
@@ -107,7 +111,8 @@ void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *
   int64_t *sbuf = kit_malloc((size_t)(sdispl[P] + 1) * sizeof(int64_t), "kernel 1 send buffer");
   /* One rank sends everything to itself: the send buffer is already what it would receive
    * (at scale 24 that saves a copy of 8.6 GB and as much memory). */
-  int64_t *rbuf = P == 1 ? sbuf : kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
+  int64_t *rbuf =
+      P == 1 ? sbuf : kit_malloc((size_t)(rdispl[P] + 1) * sizeof(int64_t), "kernel 1 receive buffer");
 #pragma omp parallel num_threads(T)
   for (int t = omp_get_thread_num(); t < T; t += omp_get_num_threads()) {
     int64_t *c = cnt + (size_t)t * P;
@@ -125,7 +130,8 @@ void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *
     }
   }
   if (P > 1) {
-    KIT_MPI_CHECK(MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
+    KIT_MPI_CHECK(
+        MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T, MPI_COMM_WORLD));
     free(sbuf);
   }
 
@@ -212,7 +218,8 @@ uint32_t *bfs_nonisolated(const bfs_graph *g) {
       const int64_t x = g->col_off[ii] + k;
       if (g->xoff[x + 1] > g->xoff[x]) bfs_bit_set(bits, g->col_begin[ii] + k);
     }
-  KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, bits, to_int(words, "vertex bitmap"), MPI_UINT32_T, MPI_BOR, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, bits, to_int(words, "vertex bitmap"), MPI_UINT32_T, MPI_BOR,
+                              MPI_COMM_WORLD));
   return bits;
 }
 
@@ -245,12 +252,14 @@ int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned) {
   uint32_t *col = calloc((size_t)(g->ncol / 32 + 1), sizeof(uint32_t));
   for (int64_t k = 0; k < g->own_count; ++k)
     if (level_owned[k] >= 0) bfs_bit_set(mine, k);
-  int *counts = kit_malloc((size_t)g->R * sizeof(int), "counts"), *displs = kit_malloc((size_t)g->R * sizeof(int), "displs");
+  int *counts = kit_malloc((size_t)g->R * sizeof(int), "counts"),
+      *displs = kit_malloc((size_t)g->R * sizeof(int), "displs");
   for (int ii = 0; ii < g->R; ++ii) {
     counts[ii] = to_int((g->col_off[ii + 1] - g->col_off[ii]) / 32, "column bitmap");
     displs[ii] = to_int(g->col_off[ii] / 32, "column bitmap");
   }
-  KIT_MPI_CHECK(MPI_Allgatherv(mine, to_int(own_words, "bitmap"), MPI_UINT32_T, col, counts, displs, MPI_UINT32_T, g->col));
+  KIT_MPI_CHECK(MPI_Allgatherv(mine, to_int(own_words, "bitmap"), MPI_UINT32_T, col, counts, displs,
+                               MPI_UINT32_T, g->col));
   /* Each non-loop input edge is stored twice (u -> v and v -> u): halve the directed sum. */
   int64_t directed = 0, loops = 0;
   for (int64_t x = 0; x < g->ncol; ++x)
@@ -274,7 +283,8 @@ void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int6
 #pragma omp parallel for schedule(static)
   for (int64_t x = 0; x < g->ncol; ++x) {
     int64_t c = 0;
-    for (int64_t e = g->xoff[x]; e < g->xoff[x + 1]; ++e) c += ((int64_t)g->adj[e] >= lo && (int64_t)g->adj[e] < hi) == inside;
+    for (int64_t e = g->xoff[x]; e < g->xoff[x + 1]; ++e)
+      c += ((int64_t)g->adj[e] >= lo && (int64_t)g->adj[e] < hi) == inside;
     off[x + 1] = c;
   }
   for (int64_t x = 0; x < g->ncol; ++x) off[x + 1] += off[x];

@@ -98,7 +98,8 @@ static void cpu_search(void *st, int64_t root) {
     for (int64_t k = 0; k < nfront; ++k) {
       const uint32_t u = s->col_list[k];
       const int64_t key = bfs_key(level, bfs_col_global(g, u));
-      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) bfs_claim_host(s->best, s->rowbits, g->adj[e], key);
+      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e)
+        bfs_claim_host(s->best, s->rowbits, g->adj[e], key);
     }
     KIT_RANGE_POP();
 
@@ -151,7 +152,9 @@ static void cpu_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   memcpy(level_owned, s->level, (size_t)s->c.g->own_count * sizeof(int32_t));
 }
 
-static const bfs_traffic *cpu_traffic(void *st) { return &((cpu_state *)st)->traffic; }
+static const bfs_traffic *cpu_traffic(void *st) {
+  return &((cpu_state *)st)->traffic;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;
@@ -173,8 +176,19 @@ static void cpu_teardown(void *st) {
 
 const bfs_variant bfs_cpu = {
     .base = {.name = "cpu",
-             .summary = "MPI ranks on an R x C grid x OpenMP threads, no GPU (the reference and CPU baseline)",
-             .needs_gpu = 0, .setup = cpu_setup, .reset = bfs_no_reset, .run = cpu_run, .fetch = NULL, .halo = NULL,
-             .teardown = cpu_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 0},
-    .search = cpu_search, .fetch = cpu_fetch, .traffic = cpu_traffic,
+             .summary =
+                 "MPI ranks on an R x C grid x OpenMP threads, no GPU (the reference and CPU baseline)",
+             .needs_gpu = 0,
+             .setup = cpu_setup,
+             .reset = bfs_no_reset,
+             .run = cpu_run,
+             .fetch = NULL,
+             .halo = NULL,
+             .teardown = cpu_teardown,
+             .gpus_max = 0,
+             .thread_level = 0,
+             .hybrid = 0},
+    .search = cpu_search,
+    .fetch = cpu_fetch,
+    .traffic = cpu_traffic,
 };

@@ -11,7 +11,9 @@
 #include "kit/ranges.h"
 
 int bfs_msg_int(int64_t v) {
-  if (v > INT_MAX) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier message of %lld words exceeds one MPI message", (long long)v);
+  if (v > INT_MAX)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a frontier message of %lld words exceeds one MPI message",
+            (long long)v);
   return (int)v;
 }
 
@@ -118,9 +120,11 @@ void bfs_expand(const bfs_graph *g, int mode, const uint32_t *own_bits, int64_t 
   const int hdr[2] = {bm, bfs_msg_int(words)};
   KIT_MPI_CHECK(MPI_Allgather(hdr, 2, MPI_INT, x->hdr_r, 2, MPI_INT, g->col));
   bfs_recv_layout(x->hdr_r, 2, g->R, x->rcount, x->rdispl);
-  KIT_MPI_CHECK(MPI_Allgatherv(payload, (int)words, MPI_UINT32_T, x->rbuf, x->rcount, x->rdispl, MPI_UINT32_T, g->col));
+  KIT_MPI_CHECK(
+      MPI_Allgatherv(payload, (int)words, MPI_UINT32_T, x->rbuf, x->rcount, x->rdispl, MPI_UINT32_T, g->col));
   for (int ii = 0; ii < g->R; ++ii)
-    if (ii == g->i || !drop_remote()) merge(colbits + g->col_off[ii] / 32, x->rbuf + x->rdispl[ii], x->hdr_r[2 * ii], x->rcount[ii]);
+    if (ii == g->i || !drop_remote())
+      merge(colbits + g->col_off[ii] / 32, x->rbuf + x->rdispl[ii], x->hdr_r[2 * ii], x->rcount[ii]);
   bfs_count_expand(g, bm, words, count, t);
   KIT_RANGE_POP();
 }
@@ -154,7 +158,8 @@ void bfs_fold(const bfs_graph *g, int mode, const uint32_t *rowbits, uint32_t *o
   KIT_MPI_CHECK(MPI_Alltoallv(x->sbuf, x->scount, x->sdispl, MPI_UINT32_T, x->rbuf, x->rcount, x->rdispl,
                               MPI_UINT32_T, g->row));
   for (int jj = 0; jj < g->C; ++jj)
-    if (jj == g->j || !drop_remote()) merge(own_bits, x->rbuf + x->rdispl[jj], x->hdr_r[2 * jj], x->rcount[jj]);
+    if (jj == g->j || !drop_remote())
+      merge(own_bits, x->rbuf + x->rdispl[jj], x->hdr_r[2 * jj], x->rcount[jj]);
   KIT_RANGE_POP();
 }
 
@@ -165,7 +170,8 @@ void bfs_row_min_keys(const bfs_graph *g, const int64_t *row_keys, int64_t *own_
     memcpy(own_keys, row_keys, (size_t)n * sizeof(int64_t));
     return;
   }
-  int *sc = kit_malloc((size_t)4 * C * sizeof(int), "key counts"), *sd = sc + C, *rc = sc + 2 * C, *rd = sc + 3 * C;
+  int *sc = kit_malloc((size_t)4 * C * sizeof(int), "key counts"), *sd = sc + C, *rc = sc + 2 * C,
+      *rd = sc + 3 * C;
   for (int jj = 0; jj < C; ++jj) {
     sc[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]); /* member jj's section of my keys */
     sd[jj] = bfs_msg_int(g->row_off[jj]);

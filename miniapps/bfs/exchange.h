@@ -19,9 +19,9 @@ extern "C" {
 /* Scratch buffers of the exchanges, sized once per graph. */
 typedef struct bfs_exchange {
   uint32_t *sbuf, *rbuf;
-  int *hdr_s, *hdr_r;            /* per peer: {bitmap?, words} */
+  int *hdr_s, *hdr_r; /* per peer: {bitmap?, words} */
   int *scount, *sdispl, *rcount, *rdispl;
-  int prune;                     /* --prune: sort-unique every list message before it leaves */
+  int prune; /* --prune: sort-unique every list message before it leaves */
 } bfs_exchange;
 
 void bfs_exchange_init(bfs_exchange *x, const bfs_graph *g);

@@ -51,8 +51,8 @@ void bfs_g500_teps(const double *nedge, const double *time, int n, bfs_g500_stat
 
 static void block(FILE *f, const char *what, const bfs_g500_stats *s, int mean_is_harmonic) {
   char k[64];
-#define LINE(name, v)                                  \
-  snprintf(k, sizeof k, "%s_%s:", name, what);         \
+#define LINE(name, v)                          \
+  snprintf(k, sizeof k, "%s_%s:", name, what); \
   fprintf(f, "%-28s %.12g\n", k, v)
   LINE("min", s->min);
   LINE("firstquartile", s->firstquartile);

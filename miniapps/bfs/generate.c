@@ -18,18 +18,21 @@ void bfs_generate(int scale, int edgefactor, uint64_t seed, int64_t first, int64
   out->m = m;
   out->uv = kit_malloc((size_t)(2 * m > 0 ? 2 * m : 1) * sizeof(int64_t), "edge list");
 #pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < m; ++e) bfs_kron_edge(&k, (uint64_t)(first + e), &out->uv[2 * e], &out->uv[2 * e + 1]);
+  for (int64_t e = 0; e < m; ++e)
+    bfs_kron_edge(&k, (uint64_t)(first + e), &out->uv[2 * e], &out->uv[2 * e + 1]);
 }
 
 void bfs_generate_slice(int scale, int edgefactor, uint64_t seed, int rank, int nranks, bfs_edges *out) {
   const int64_t m = (int64_t)edgefactor << scale;
-  bfs_generate(scale, edgefactor, seed, bfs_block_begin(m, nranks, rank), bfs_block_count(m, nranks, rank), out);
+  bfs_generate(scale, edgefactor, seed, bfs_block_begin(m, nranks, rank), bfs_block_count(m, nranks, rank),
+               out);
 }
 
 uint64_t bfs_edges_hash(const bfs_edges *e) {
   uint64_t h = 0;
 #pragma omp parallel for reduction(+ : h) schedule(static)
-  for (int64_t k = 0; k < e->m; ++k) h += bfs_edge_hash((uint64_t)(e->first + k), e->uv[2 * k], e->uv[2 * k + 1]);
+  for (int64_t k = 0; k < e->m; ++k)
+    h += bfs_edge_hash((uint64_t)(e->first + k), e->uv[2 * k], e->uv[2 * k + 1]);
   return h;
 }
 

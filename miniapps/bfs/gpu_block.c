@@ -257,7 +257,9 @@ void bfs_gpu_rank_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   bfs_gpu_fetch(&((bfs_gpu_rank *)st)->b, parent_owned, level_owned);
 }
 
-const bfs_traffic *bfs_gpu_rank_traffic(void *st) { return &((bfs_gpu_rank *)st)->traffic; }
+const bfs_traffic *bfs_gpu_rank_traffic(void *st) {
+  return &((bfs_gpu_rank *)st)->traffic;
+}
 
 void bfs_gpu_rank_free(bfs_gpu_rank *r) {
   bfs_gpu_free(&r->b);
@@ -303,8 +305,8 @@ int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream
   bfs_recv_layout(b->hdr_r, 3, g->R, b->rcount, b->rdispl);
   /* This rank's message goes straight to where the gather puts it (MPI_IN_PLACE). */
   if (words > 0)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], payload,
-                                   (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], payload, (size_t)words * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToHost, s));
   KIT_CUDA_CHECK(
       cudaStreamSynchronize(s)); /* the message is in host memory; earlier H2Ds out of h_xr are done */
   KIT_MPI_CHECK(

@@ -116,8 +116,8 @@ typedef struct bfs_gpu {
   int64_t *h_sec;                   /* pinned [C+1] */
   unsigned long long *h_count;      /* pinned */
   int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl; /* MPI counts */
-  int64_t *keys_in;                 /* C > 1: C * own_pad, the row's keys for the own section */
-  bfs_work work; /* scratch of the stream that runs the exchanges */
+  int64_t *keys_in; /* C > 1: C * own_pad, the row's keys for the own section */
+  bfs_work work;    /* scratch of the stream that runs the exchanges */
 } bfs_gpu;
 
 /* Allocates everything on `device` (made current); the caller uploads its own CSR(s). */

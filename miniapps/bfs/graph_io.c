@@ -82,7 +82,9 @@ static void push(bfs_edges *e, int64_t *cap, int64_t u, int64_t v) {
   if (e->m == *cap) {
     *cap = *cap ? 2 * *cap : 1024;
     int64_t *uv = realloc(e->uv, (size_t)(2 * *cap) * sizeof *uv);
-    if (!uv) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory reading a graph of %lld edges", (long long)e->m);
+    if (!uv)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory reading a graph of %lld edges",
+              (long long)e->m);
     e->uv = uv;
   }
   e->uv[2 * e->m] = u;
@@ -98,11 +100,15 @@ static int read_mtx(reader *r, bfs_edges *e) {
   const int nt = tokens(banner, tok, 8);
   if (nt != 5 || strcasecmp(tok[1], "matrix") != 0)
     return fail(r, "expected '%%%%MatrixMarket matrix coordinate <field> <symmetry>'%s", NULL);
-  if (strcasecmp(tok[2], "coordinate") != 0) return fail(r, "'%s' format: only coordinate (sparse) matrices are graphs", tok[2]);
+  if (strcasecmp(tok[2], "coordinate") != 0)
+    return fail(r, "'%s' format: only coordinate (sparse) matrices are graphs", tok[2]);
   int has_value;
-  if (strcasecmp(tok[3], "pattern") == 0) has_value = 0;
-  else if (strcasecmp(tok[3], "real") == 0 || strcasecmp(tok[3], "integer") == 0) has_value = 1;
-  else return fail(r, "field '%s': only pattern, real and integer are read", tok[3]);
+  if (strcasecmp(tok[3], "pattern") == 0)
+    has_value = 0;
+  else if (strcasecmp(tok[3], "real") == 0 || strcasecmp(tok[3], "integer") == 0)
+    has_value = 1;
+  else
+    return fail(r, "field '%s': only pattern, real and integer are read", tok[3]);
   if (strcasecmp(tok[4], "general") != 0 && strcasecmp(tok[4], "symmetric") != 0)
     return fail(r, "symmetry '%s': only general and symmetric are read", tok[4]);
   /* Comments, then the size line. */
@@ -133,7 +139,8 @@ static int read_mtx(reader *r, bfs_edges *e) {
     }
     const int n = tokens(r->line, tok, 8);
     const int want = has_value ? 3 : 2;
-    if (n != want) return fail(r, has_value ? "expected 'i j value'%s" : "expected 'i j' (pattern matrix)%s", NULL);
+    if (n != want)
+      return fail(r, has_value ? "expected 'i j value'%s" : "expected 'i j' (pattern matrix)%s", NULL);
     long long u, v;
     if (parse_int(tok[0], 1, rows, &u)) return fail(r, "row '%s' is not an integer in [1, rows]", tok[0]);
     if (parse_int(tok[1], 1, cols, &v)) return fail(r, "column '%s' is not an integer in [1, cols]", tok[1]);
@@ -159,8 +166,10 @@ static int read_el(reader *r, bfs_edges *e) {
     if (n != 0) {
       if (n != 2 && n != 3) return fail(r, "expected 'u v' or 'u v weight'%s", NULL);
       long long u, v;
-      if (parse_int(tok[0], 0, BFS_MAX_VERTEX - 1, &u)) return fail(r, "'%s' is not a vertex number (0-based, non-negative)", tok[0]);
-      if (parse_int(tok[1], 0, BFS_MAX_VERTEX - 1, &v)) return fail(r, "'%s' is not a vertex number (0-based, non-negative)", tok[1]);
+      if (parse_int(tok[0], 0, BFS_MAX_VERTEX - 1, &u))
+        return fail(r, "'%s' is not a vertex number (0-based, non-negative)", tok[0]);
+      if (parse_int(tok[1], 0, BFS_MAX_VERTEX - 1, &v))
+        return fail(r, "'%s' is not a vertex number (0-based, non-negative)", tok[1]);
       if (n == 3 && parse_number(tok[2])) return fail(r, "weight '%s' is not a number", tok[2]);
       push(e, &cap, u, v);
       if (u > maxv) maxv = u;
@@ -184,8 +193,10 @@ int bfs_read_graph(const char *path, bfs_edges *out, char *err, size_t errlen) {
     rc = read_mtx(&r, out);
   } else {
     const size_t len = strlen(path);
-    if (len > 4 && strcasecmp(path + len - 4, ".mtx") == 0) rc = fail(&r, "a .mtx file must start with '%%%%MatrixMarket'%s", NULL);
-    else rc = read_el(&r, out);
+    if (len > 4 && strcasecmp(path + len - 4, ".mtx") == 0)
+      rc = fail(&r, "a .mtx file must start with '%%%%MatrixMarket'%s", NULL);
+    else
+      rc = read_el(&r, out);
   }
   /* A line that could not be read ends the file early for the parsers; its reason (too
    * long, a NUL byte, a read error) is the one to report. */

@@ -164,8 +164,10 @@ static void hy_run(void *st, int n) {
 
 static void hy_fetch(void *st, int64_t *parent_owned, int32_t *level_owned) {
   hy_state *s = st;
-  if (s->ts) bfs_two_stream.fetch(s->ts, parent_owned, level_owned);
-  else bfs_gpu_rank_fetch(&s->r, parent_owned, level_owned);
+  if (s->ts)
+    bfs_two_stream.fetch(s->ts, parent_owned, level_owned);
+  else
+    bfs_gpu_rank_fetch(&s->r, parent_owned, level_owned);
 }
 
 static const bfs_traffic *hy_traffic(void *st) {
@@ -202,9 +204,21 @@ void bfs_hybrid_split(void *st, int64_t *cpu_words, int64_t *cpu_edges, int64_t 
 }
 
 const bfs_variant bfs_hybrid = {
-    .base = {.name = "hybrid",
-             .summary = "one rank per GPU; the CPU cores discover a share of the rank's row vertices (--cpu-fraction)",
-             .needs_gpu = 1, .setup = hy_setup, .reset = bfs_no_reset, .run = hy_run, .fetch = NULL, .halo = NULL,
-             .teardown = hy_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 1},
-    .search = hy_search, .fetch = hy_fetch, .traffic = hy_traffic,
+    .base =
+        {.name = "hybrid",
+         .summary =
+             "one rank per GPU; the CPU cores discover a share of the rank's row vertices (--cpu-fraction)",
+         .needs_gpu = 1,
+         .setup = hy_setup,
+         .reset = bfs_no_reset,
+         .run = hy_run,
+         .fetch = NULL,
+         .halo = NULL,
+         .teardown = hy_teardown,
+         .gpus_max = 0,
+         .thread_level = 0,
+         .hybrid = 1},
+    .search = hy_search,
+    .fetch = hy_fetch,
+    .traffic = hy_traffic,
 };

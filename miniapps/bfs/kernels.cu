@@ -239,14 +239,15 @@ extern "C" void launch_bfs_scan(void *temp, size_t temp_bytes, const int64_t *in
 extern "C" size_t bfs_sort_unique_bytes(int64_t n) {
   const int items = checked_items(n > 0 ? n : 1);
   size_t sort = 0, unique = 0;
-  KIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort, (const uint32_t *)nullptr, (uint32_t *)nullptr, items));
+  KIT_CUDA_CHECK(
+      cub::DeviceRadixSort::SortKeys(nullptr, sort, (const uint32_t *)nullptr, (uint32_t *)nullptr, items));
   KIT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, unique, (const uint32_t *)nullptr, (uint32_t *)nullptr,
                                            (int64_t *)nullptr, items));
   return sort > unique ? sort : unique;
 }
 
-extern "C" void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp, int64_t n,
-                                       int64_t *nout, cudaStream_t stream) {
+extern "C" void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp,
+                                       int64_t n, int64_t *nout, cudaStream_t stream) {
   if (n <= 0) {
     KIT_CUDA_CHECK(cudaMemsetAsync(nout, 0, sizeof(int64_t), stream));
     return;

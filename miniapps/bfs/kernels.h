@@ -57,8 +57,8 @@ size_t bfs_sort_unique_bytes(int64_t n);
 /* --prune, Rossetti's recipe 3: keys[0..n) sorted (cub::DeviceRadixSort, into tmp, n items)
  * and made unique (cub::DeviceSelect::Unique, back into keys); the device slot *nout gets how
  * many remain. */
-void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp, int64_t n, int64_t *nout,
-                            cudaStream_t stream);
+void launch_bfs_sort_unique(void *temp, size_t temp_bytes, uint32_t *keys, uint32_t *tmp, int64_t n,
+                            int64_t *nout, cudaStream_t stream);
 /* out[k] = offs[at[k]] for k < n: the scan's value at each section's first word. */
 void launch_bfs_gather(const int64_t *offs, const int64_t *at, int n, int64_t *out, cudaStream_t stream);
 

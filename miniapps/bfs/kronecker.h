@@ -29,10 +29,10 @@
 #define BFS_STREAM_ROOT 0x524F4F54u /* "ROOT" */
 
 typedef struct bfs_kron {
-  int scale;          /* N = 2^scale */
-  uint32_t key[2];    /* Philox key: the seed */
-  uint64_t mul[4];    /* permutation: odd multipliers */
-  uint64_t add[4];    /* permutation: addends */
+  int scale;       /* N = 2^scale */
+  uint32_t key[2]; /* Philox key: the seed */
+  uint64_t mul[4]; /* permutation: odd multipliers */
+  uint64_t add[4]; /* permutation: addends */
 } bfs_kron;
 
 static inline KIT_HD uint64_t bfs_kron_mask(int scale) {
@@ -111,6 +111,7 @@ static inline KIT_HD uint64_t bfs_mix64(uint64_t x) {
   return x;
 }
 static inline KIT_HD uint64_t bfs_edge_hash(uint64_t e, int64_t u, int64_t v) {
-  return bfs_mix64(bfs_mix64(e + 0x9E3779B97F4A7C15ull) ^ bfs_mix64((uint64_t)u) ^ (bfs_mix64((uint64_t)v) << 1));
+  return bfs_mix64(bfs_mix64(e + 0x9E3779B97F4A7C15ull) ^ bfs_mix64((uint64_t)u) ^
+                   (bfs_mix64((uint64_t)v) << 1));
 }
 #endif

@@ -16,7 +16,10 @@
 static const kit_variant *const variants[] = {
     &bfs_cpu.base,
 #ifdef KIT_HAVE_CUDA
-    &bfs_naive.base, &bfs_two_stream.base, &bfs_multi_thread.base, &bfs_hybrid.base,
+    &bfs_naive.base,
+    &bfs_two_stream.base,
+    &bfs_multi_thread.base,
+    &bfs_hybrid.base,
 #endif
     NULL,
 };
@@ -26,13 +29,17 @@ static int check(const kit_env *env, void *params, const char *variant) {
   bfs_args *a = params;
   bfs_params *p = &a->p;
   if (strcmp(variant, "multi-thread") == 0 && p->run.gpus > BFS_MT_MAX_GPUS) /* also where it is not built */
-    return kit_usage_error(env, "bfs: --gpus: multi-thread drives at most %d GPUs per process", BFS_MT_MAX_GPUS);
+    return kit_usage_error(env, "bfs: --gpus: multi-thread drives at most %d GPUs per process",
+                           BFS_MT_MAX_GPUS);
   if (p->graph && (a->scale_given || a->ef_given))
     return kit_usage_error(env, "bfs: --%s describes a generated graph; it does not apply with --graph",
                            a->scale_given ? "scale" : "edgefactor");
   if (p->prune && bfs_transfer_mode(p->transfer) == BFS_BITMAP)
-    return kit_usage_error(env, "bfs: --prune applies to list messages (--transfer list or auto): a bitmap holds each vertex once already");
-  if (a->root_given && a->roots_given) return kit_usage_error(env, "bfs: give --root V or --roots N, not both");
+    return kit_usage_error(env,
+                           "bfs: --prune applies to list messages (--transfer list or auto): a bitmap holds "
+                           "each vertex once already");
+  if (a->root_given && a->roots_given)
+    return kit_usage_error(env, "bfs: give --root V or --roots N, not both");
   if (a->grid_given && (long)p->grid[0] * p->grid[1] != env->nranks)
     return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
                            (long)p->grid[0] * p->grid[1], env->nranks);
@@ -47,7 +54,8 @@ static int outputs(const void *params, const char **flags, const char **paths) {
 }
 
 /* The graph's size (--graph: the file, read on rank 0) and the bytes it will take. */
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   const int rc = bfs_plan_graph(env, params);
   if (rc >= 0) return rc;
   bfs_memory(env, params, v->needs_gpu, gpus, host, device);
@@ -66,14 +74,17 @@ static int context(const kit_env *env, void *params, const kit_variant *v, int g
 static int cpu_units(const void *ctx, double f) {
   return (int)bfs_hybrid_cpu_words(&((const bfs_run *)ctx)->graph, f);
 }
-static void set_cpu_fraction(void *ctx, double f) { ((bfs_run *)ctx)->c.cpu_fraction = f; }
+static void set_cpu_fraction(void *ctx, double f) {
+  ((bfs_run *)ctx)->c.cpu_fraction = f;
+}
 
 /* Graph500's figure of merit, and the bytes one search must move at least: each traversed
  * edge read once in both directions as a 4-byte index, and a parent (8 bytes) and a level
  * (4 bytes) written per vertex. */
 static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const bfs_run *r = ctx; /* TEPS: over each search's own edge count (search.c), not t */
-  *m = (kit_measure){"harmonic_mean_GTEPS", "GTEPS", r->teps.mean * 1e-9, 8.0 * r->mean_nedge + 12.0 * (double)r->a->n};
+  *m = (kit_measure){"harmonic_mean_GTEPS", "GTEPS", r->teps.mean * 1e-9,
+                     8.0 * r->mean_nedge + 12.0 * (double)r->a->n};
 }
 
 static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
@@ -101,7 +112,12 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
 }
 
 int main(int argc, char **argv) {
-  bfs_args a = {.p = {.run = kit_run_defaults(), .scale = 16, .edgefactor = 16, .transfer = "auto", .nroots = 64, .root = -1}};
+  bfs_args a = {.p = {.run = kit_run_defaults(),
+                      .scale = 16,
+                      .edgefactor = 16,
+                      .transfer = "auto",
+                      .nroots = 64,
+                      .root = -1}};
   bfs_params *p = &a.p;
   kit_option opts[KIT_RUN_NOPTS + 12];
   int n = kit_run_options(&p->run, opts);
@@ -109,11 +125,15 @@ int main(int argc, char **argv) {
   /* A run is --roots searches, each timed (Graph500 kernel 2), not repetitions of steps, and
    * it keeps no state to checkpoint: these shared flags are not bfs's (hidden, refused). */
   static const char *const not_ours[] = {"iters", "reps", "checkpoint", "checkpoint-every", "restart"};
-  for (size_t k = 0; k < sizeof not_ours / sizeof *not_ours; ++k) kit_option_named(opts, not_ours[k])->variants = "";
+  for (size_t k = 0; k < sizeof not_ours / sizeof *not_ours; ++k)
+    kit_option_named(opts, not_ours[k])->variants = "";
   kit_option_named(opts, "warmup")->help = "untimed searches from the first key before the timed ones";
-  kit_option_named(opts, "trace")->help = "write a Chrome trace-event timeline of the profiled search (the first key's)";
-  kit_option_named(opts, "verify")->help = "validate every search: the Graph500 rules and the serial oracle (default)";
-  kit_option_named(opts, "seed")->help = "random seed (Philox key) of the generated graph and the search keys";
+  kit_option_named(opts, "trace")->help =
+      "write a Chrome trace-event timeline of the profiled search (the first key's)";
+  kit_option_named(opts, "verify")->help =
+      "validate every search: the Graph500 rules and the serial oracle (default)";
+  kit_option_named(opts, "seed")->help =
+      "random seed (Philox key) of the generated graph and the search keys";
   kit_option_named(opts, "cpu-fraction")->help =
       "the CPU's share of each rank's row vertices (auto: the triads' model, kept if it beats share 0)";
   /* One row per flag, read as --help prints them. */
@@ -140,11 +160,26 @@ int main(int argc, char **argv) {
   opts[n].type = KIT_OPT_END;
   const kit_app app = {
       .name = "bfs",
-      .summary = "Graph500 BFS on a 2D process grid with list/bitmap transfers; variants: cpu naive two-stream multi-thread hybrid",
-      .variants = variants, .gpu_only_fallback = NULL, .opts = opts, .run = &p->run, .params = &a,
-      .check = check, .outputs = outputs, .plan = plan, .context = context, .free_context = bfs_free_run,
-      .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction, .cpu_unit = NULL, .uniform_share = 0,
-      .timed = bfs_timed, .measure = measure, .describe = describe, .finish = bfs_finish,
-  };
+      .summary =
+          "Graph500 BFS on a 2D process grid with list/bitmap transfers; variants: cpu naive two-stream "
+          "multi-thread hybrid",
+      .variants = variants,
+      .gpu_only_fallback = NULL,
+      .opts = opts,
+      .run = &p->run,
+      .params = &a,
+      .check = check,
+      .outputs = outputs,
+      .plan = plan,
+      .context = context,
+      .free_context = bfs_free_run,
+      .cpu_units = cpu_units,
+      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_unit = NULL,
+      .uniform_share = 0,
+      .timed = bfs_timed,
+      .measure = measure,
+      .describe = describe,
+      .finish = bfs_finish};
   return kit_main(&app, argc, argv);
 }

@@ -21,8 +21,8 @@ int bfs_parse_grid(const char *arg, void *dest, char *err, size_t errlen) {
   errno = 0;
   const long r = x ? strtol(arg, &end1, 10) : 0;
   const long c = x ? strtol(x + 1, &end2, 10) : 0;
-  if (!x || errno || end1 != x || end1 == arg || !end2 || end2 == x + 1 || *end2 || arg[0] == '-' || x[1] == '-' ||
-      x[1] == '+') {
+  if (!x || errno || end1 != x || end1 == arg || !end2 || end2 == x + 1 || *end2 || arg[0] == '-' ||
+      x[1] == '-' || x[1] == '+') {
     snprintf(err, errlen, "'%s' is not RxC (two positive integers, e.g. 2x4)", arg);
     return -1;
   }
@@ -61,7 +61,9 @@ bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level) {
   return bfs_traffic_level(t, level);
 }
 
-void bfs_no_reset(void *st) { (void)st; }
+void bfs_no_reset(void *st) {
+  (void)st;
+}
 
 int64_t bfs_hybrid_cpu_words(const bfs_graph *g, double fraction) {
   const int64_t rw = g->nrow / 32;

@@ -36,9 +36,13 @@ static inline KIT_HD int64_t bfs_block_of(int64_t n, int64_t parts, int64_t v) {
 }
 
 /* Block of the process in grid row i, column j. */
-static inline KIT_HD int64_t bfs_grid_block(int R, int i, int j) { return (int64_t)j * R + i; }
+static inline KIT_HD int64_t bfs_grid_block(int R, int i, int j) {
+  return (int64_t)j * R + i;
+}
 
 /* Rounded up to whole 32-bit words, in bits. */
-static inline KIT_HD int64_t bfs_pad32(int64_t bits) { return (bits + 31) & ~(int64_t)31; }
+static inline KIT_HD int64_t bfs_pad32(int64_t bits) {
+  return (bits + 31) & ~(int64_t)31;
+}
 
 #endif

@@ -39,7 +39,8 @@ void bfs_csr_build(const int64_t *uv, int64_t m, int64_t n, bfs_csr *g) {
   }
   free(fill);
 #pragma omp parallel for schedule(dynamic, 4096)
-  for (int64_t v = 0; v < n; ++v) qsort(g->adj + g->off[v], (size_t)(g->off[v + 1] - g->off[v]), sizeof(int64_t), cmp_i64);
+  for (int64_t v = 0; v < n; ++v)
+    qsort(g->adj + g->off[v], (size_t)(g->off[v + 1] - g->off[v]), sizeof(int64_t), cmp_i64);
 }
 
 void bfs_csr_free(bfs_csr *g) {
@@ -53,8 +54,10 @@ int bfs_csr_has_edge(const bfs_csr *g, int64_t u, int64_t v) {
   int64_t lo = g->off[u], hi = g->off[u + 1];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (g->adj[mid] < v) lo = mid + 1;
-    else hi = mid;
+    if (g->adj[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < g->off[u + 1] && g->adj[lo] == v;
 }

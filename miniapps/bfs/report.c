@@ -28,17 +28,20 @@ static void print_g500(const bfs_run *r, double construction_time) {
   printf("%-28s %.12g\n", "construction_time:", construction_time);
   bfs_g500_print(stdout, r->times, r->nedges, r->nbfs);
   printf("%-28s 0x%016llx\n", "edge_list_hash:", (unsigned long long)r->hash);
-  printf("%-28s %dx%d, transfer %s%s\n", "grid:", p->grid[0], p->grid[1], p->transfer, p->prune ? ", pruned" : "");
-  printf("levels of the first search (root %lld), bytes to other ranks summed over ranks:\n", (long long)r->roots[0]);
+  printf("%-28s %dx%d, transfer %s%s\n", "grid:", p->grid[0], p->grid[1], p->transfer,
+         p->prune ? ", pruned" : "");
+  printf("levels of the first search (root %lld), bytes to other ranks summed over ranks:\n",
+         (long long)r->roots[0]);
   /* With --prune a last column gives the expand + fold bytes the same messages had before
    * the sort-unique, so one run shows both. */
-  printf("  %5s %12s %14s %14s %14s %9s %8s", "level", "frontier", "expand_bytes", "fold_bytes", "as_lists", "messages",
-         "bitmaps");
+  printf("  %5s %12s %14s %14s %14s %9s %8s", "level", "frontier", "expand_bytes", "fold_bytes", "as_lists",
+         "messages", "bitmaps");
   printf(p->prune ? " %14s\n" : "\n", "unpruned");
   for (int l = 0; l < first->nlevels; ++l) {
     const bfs_level_traffic *t = &first->lv[l];
-    printf("  %5d %12lld %14lld %14lld %14lld %9lld %8lld", l, (long long)t->frontier, (long long)t->expand_bytes,
-           (long long)t->fold_bytes, (long long)t->list_bytes, (long long)t->messages, (long long)t->bitmaps);
+    printf("  %5d %12lld %14lld %14lld %14lld %9lld %8lld", l, (long long)t->frontier,
+           (long long)t->expand_bytes, (long long)t->fold_bytes, (long long)t->list_bytes,
+           (long long)t->messages, (long long)t->bitmaps);
     if (p->prune) printf(" %14lld", (long long)t->unpruned_bytes);
     printf("\n");
   }
@@ -46,15 +49,22 @@ static void print_g500(const bfs_run *r, double construction_time) {
 }
 
 static void report_rule(kit_report *rep, const char *name, int64_t bad, int nbfs, const char *what) {
-  kit_report_check(rep, name, bad == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)bad, 0.0, "%lld %s over %d searches",
-                   (long long)bad, what, nbfs);
+  kit_report_check(rep, name, bad == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)bad, 0.0,
+                   "%lld %s over %d searches", (long long)bad, what, nbfs);
 }
 
 /* The failed rules counted on rank 0, known to every rank (the verdict is collective). */
 static void report_validation(const bfs_run *r, kit_report *rep) {
   const bfs_failures *fl = &r->fail;
-  int64_t f[9] = {fl->rules.root, fl->rules.tree,  fl->rules.tree_levels, fl->rules.edge_levels, fl->rules.spans,
-                  fl->rules.parent_edges, fl->levels, fl->nedge, 0};
+  int64_t f[9] = {fl->rules.root,
+                  fl->rules.tree,
+                  fl->rules.tree_levels,
+                  fl->rules.edge_levels,
+                  fl->rules.spans,
+                  fl->rules.parent_edges,
+                  fl->levels,
+                  fl->nedge,
+                  0};
   double maxdiff = fl->max_level_diff;
   KIT_MPI_CHECK(MPI_Bcast(f, 9, MPI_INT64_T, 0, MPI_COMM_WORLD));
   KIT_MPI_CHECK(MPI_Bcast(&maxdiff, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
@@ -81,7 +91,8 @@ void bfs_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, 
   int64_t peak = 0; /* the level whose messages would be longest as lists */
   for (int l = 0; l < first->nlevels; ++l)
     if (first->lv[l].list_bytes > first->lv[peak].list_bytes) peak = l;
-  const double peak_bytes = first->nlevels ? (double)(first->lv[peak].expand_bytes + first->lv[peak].fold_bytes) : 0.0;
+  const double peak_bytes =
+      first->nlevels ? (double)(first->lv[peak].expand_bytes + first->lv[peak].fold_bytes) : 0.0;
   const double peak_list = first->nlevels ? (double)first->lv[peak].list_bytes : 0.0;
   if (r->c.env->rank == 0) print_g500(r, construction_time);
 

@@ -16,8 +16,8 @@
 #include "run.h"
 
 /* Rank 0 gets the parent and level arrays in vertex order (others get NULL). */
-static void gather(const bfs_graph *g, const kit_env *env, const int64_t *parent_own, const int32_t *level_own,
-                   int64_t *parent, int32_t *level) {
+static void gather(const bfs_graph *g, const kit_env *env, const int64_t *parent_own,
+                   const int32_t *level_own, int64_t *parent, int32_t *level) {
   int *counts = NULL, *displs = NULL;
   if (env->rank == 0) {
     counts = kit_malloc((size_t)env->nranks * sizeof(int), "gather counts");
@@ -30,8 +30,10 @@ static void gather(const bfs_graph *g, const kit_env *env, const int64_t *parent
     }
   }
   const int mine = (int)g->own_count;
-  KIT_MPI_CHECK(MPI_Gatherv(parent_own, mine, MPI_INT64_T, parent, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD));
-  KIT_MPI_CHECK(MPI_Gatherv(level_own, mine, MPI_INT32_T, level, counts, displs, MPI_INT32_T, 0, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(
+      MPI_Gatherv(parent_own, mine, MPI_INT64_T, parent, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(
+      MPI_Gatherv(level_own, mine, MPI_INT32_T, level, counts, displs, MPI_INT32_T, 0, MPI_COMM_WORLD));
   free(counts);
   free(displs);
 }
@@ -52,7 +54,8 @@ static void check_search(bfs_run *r, int64_t root, int64_t nedge_dist) {
   for (int64_t x = 0; x < r->csr.n; ++x)
     if (r->level[x] != r->oracle[x]) {
       f->levels++;
-      const double d = (r->level[x] < 0 || r->oracle[x] < 0) ? (double)r->csr.n : fabs((double)r->level[x] - r->oracle[x]);
+      const double d =
+          (r->level[x] < 0 || r->oracle[x] < 0) ? (double)r->csr.n : fabs((double)r->level[x] - r->oracle[x]);
       if (d > f->max_level_diff) f->max_level_diff = d;
     }
 }
@@ -66,8 +69,9 @@ static void record_traffic(bfs_run *r, const bfs_traffic *tr, int k) {
   for (int l = 0; l < nl; ++l) {
     r->messages += tr->lv[l].messages;
     r->bytes += tr->lv[l].expand_bytes + tr->lv[l].fold_bytes;
-    const int64_t row[NT] = {tr->lv[l].frontier, tr->lv[l].expand_bytes, tr->lv[l].fold_bytes, tr->lv[l].list_bytes,
-                             tr->lv[l].messages, tr->lv[l].bitmaps,      tr->lv[l].unpruned_bytes};
+    const int64_t row[NT] = {tr->lv[l].frontier,      tr->lv[l].expand_bytes, tr->lv[l].fold_bytes,
+                             tr->lv[l].list_bytes,    tr->lv[l].messages,     tr->lv[l].bitmaps,
+                             tr->lv[l].unpruned_bytes};
     memcpy(sum + NT * l, row, sizeof row);
   }
   KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sum, NT * nl, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));

@@ -18,7 +18,11 @@ int bfs_plan_graph(const kit_env *env, bfs_args *a) {
   if (p->graph) {
     /* Rank 0 reads the whole file now (its size decides the memory check) and keeps it for
      * context; the others learn its size, or the one-line reason it is bad input. */
-    struct { int bad; long long n, m; char why[400]; } hdr = {0, 0, 0, ""};
+    struct {
+      int bad;
+      long long n, m;
+      char why[400];
+    } hdr = {0, 0, 0, ""};
     if (env->rank == 0) {
       hdr.bad = bfs_read_graph(p->graph, &a->file, hdr.why, sizeof hdr.why) != 0;
       hdr.n = a->file.n;
@@ -26,7 +30,9 @@ int bfs_plan_graph(const kit_env *env, bfs_args *a) {
     }
     KIT_MPI_CHECK(MPI_Bcast(&hdr, (int)sizeof hdr, MPI_BYTE, 0, MPI_COMM_WORLD));
     char safe[300];
-    if (hdr.bad) return kit_usage_error(env, "bfs: --graph '%s': %s", kit_printable(p->graph, safe, sizeof safe), hdr.why);
+    if (hdr.bad)
+      return kit_usage_error(env, "bfs: --graph '%s': %s", kit_printable(p->graph, safe, sizeof safe),
+                             hdr.why);
     a->n = hdr.n;
     a->m = hdr.m;
   } else {
@@ -35,11 +41,13 @@ int bfs_plan_graph(const kit_env *env, bfs_args *a) {
   }
   int rc = -1;
   if (a->n < env->nranks)
-    rc = kit_usage_error(env, "bfs: %lld vertices cannot be split over %d ranks (each rank needs at least one vertex)",
-                         (long long)a->n, env->nranks);
+    rc = kit_usage_error(
+        env, "bfs: %lld vertices cannot be split over %d ranks (each rank needs at least one vertex)",
+        (long long)a->n, env->nranks);
   else if (a->n > 2147483647LL)
-    rc = kit_usage_error(env, "bfs: %lld vertices: this version gathers results with 32-bit counts (at most 2^31-1 vertices)",
-                         (long long)a->n);
+    rc = kit_usage_error(
+        env, "bfs: %lld vertices: this version gathers results with 32-bit counts (at most 2^31-1 vertices)",
+        (long long)a->n);
   else if (a->root_given && a->root >= (uint64_t)a->n)
     rc = kit_usage_error(env, "bfs: --root %llu is not a vertex (the graph has vertices 0..%lld)",
                          (unsigned long long)a->root, (long long)a->n - 1);
@@ -47,7 +55,8 @@ int bfs_plan_graph(const kit_env *env, bfs_args *a) {
   return rc;
 }
 
-void bfs_memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpus, double *host, double *device) {
+void bfs_memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpus, double *host,
+                double *device) {
   /* Per rank: its edge slice, kernel 1's buffers and CSR (about 110 bytes per input edge
    * over the ranks) and the per-vertex search state; rank 0 also holds the whole edge list,
    * the oracle's CSR and the gathered arrays when it verifies. */
@@ -73,10 +82,13 @@ static void edge_slice(const kit_env *env, bfs_args *a, bfs_edges *slice) {
     bfs_generate_slice(a->p.scale, a->p.edgefactor, a->p.run.seed, env->rank, env->nranks, slice);
     return;
   }
-  int *counts = kit_malloc((size_t)env->nranks * sizeof(int), "counts"), *displs = kit_malloc((size_t)env->nranks * sizeof(int), "displs");
+  int *counts = kit_malloc((size_t)env->nranks * sizeof(int), "counts"),
+      *displs = kit_malloc((size_t)env->nranks * sizeof(int), "displs");
   for (int r = 0; r < env->nranks; ++r) {
     const int64_t c = 2 * bfs_block_count(M, env->nranks, r), d = 2 * bfs_block_begin(M, env->nranks, r);
-    if (d + c > 2147483647LL) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a graph file of %lld edges is too large to scatter", (long long)M);
+    if (d + c > 2147483647LL)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a graph file of %lld edges is too large to scatter",
+              (long long)M);
     counts[r] = (int)c;
     displs[r] = (int)d;
   }
@@ -85,7 +97,8 @@ static void edge_slice(const kit_env *env, bfs_args *a, bfs_edges *slice) {
   slice->first = bfs_block_begin(M, env->nranks, env->rank);
   slice->m = bfs_block_count(M, env->nranks, env->rank);
   slice->uv = kit_malloc((size_t)(2 * slice->m + 1) * sizeof(int64_t), "edge slice");
-  KIT_MPI_CHECK(MPI_Scatterv(a->file.uv, counts, displs, MPI_INT64_T, slice->uv, counts[env->rank], MPI_INT64_T, 0, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Scatterv(a->file.uv, counts, displs, MPI_INT64_T, slice->uv, counts[env->rank],
+                             MPI_INT64_T, 0, MPI_COMM_WORLD));
   free(counts);
   free(displs);
 }
@@ -119,8 +132,10 @@ int bfs_make_run(const kit_env *env, bfs_args *a, int gpus, bfs_run *r) {
   r->build_time = elapsed_max(t0);
   /* On one rank the slice is the whole generated list, which the checks need below. */
   bfs_edges kept = {0, 0, 0, 0, NULL};
-  if (env->nranks == 1 && !p->graph && r->want_full) kept = slice;
-  else bfs_edges_free(&slice);
+  if (env->nranks == 1 && !p->graph && r->want_full)
+    kept = slice;
+  else
+    bfs_edges_free(&slice);
 
   /* The search keys (untimed): degree >= 1 not counting self-loops, the same on every rank. */
   uint32_t *nonisolated = bfs_nonisolated(&r->graph);
@@ -133,7 +148,8 @@ int bfs_make_run(const kit_env *env, bfs_args *a, int gpus, bfs_run *r) {
   free(nonisolated);
   int rc = -1;
   if (r->nbfs < 0)
-    rc = kit_usage_error(env, "bfs: --root %llu has no edge to another vertex (a search key needs degree >= 1)",
+    rc = kit_usage_error(env,
+                         "bfs: --root %llu has no edge to another vertex (a search key needs degree >= 1)",
                          (unsigned long long)a->root);
   else if (r->nbfs == 0)
     rc = kit_usage_error(env, "bfs: no vertex has an edge to another vertex: nothing to search");

@@ -151,9 +151,20 @@ static void ts_teardown(void *st) {
 
 const bfs_variant bfs_two_stream = {
     .base = {.name = "two-stream",
-             .summary = "one rank per GPU; a local stream discovers what needs no message while the communication "
-                        "stream exchanges",
-             .needs_gpu = 1, .setup = ts_setup, .reset = bfs_no_reset, .run = ts_run, .fetch = NULL, .halo = NULL,
-             .teardown = ts_teardown, .gpus_max = 0, .thread_level = 0, .hybrid = 0},
-    .search = ts_search, .fetch = bfs_gpu_rank_fetch, .traffic = bfs_gpu_rank_traffic,
+             .summary =
+                 "one rank per GPU; a local stream discovers what needs no message while the communication "
+                 "stream exchanges",
+             .needs_gpu = 1,
+             .setup = ts_setup,
+             .reset = bfs_no_reset,
+             .run = ts_run,
+             .fetch = NULL,
+             .halo = NULL,
+             .teardown = ts_teardown,
+             .gpus_max = 0,
+             .thread_level = 0,
+             .hybrid = 0},
+    .search = ts_search,
+    .fetch = bfs_gpu_rank_fetch,
+    .traffic = bfs_gpu_rank_traffic,
 };

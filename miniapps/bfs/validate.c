@@ -9,11 +9,12 @@
  * and also requires them to equal the depth in the tree, so neither array can hide the other's
  * error. Rule 4 is checked as in the reference validator: no input edge has exactly one
  * reached endpoint (with the root reached, that is exactly "spans the component"). */
+#include "validate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
-#include "validate.h"
 
 enum { UNSEEN = 0, ON_PATH = 1, DONE = 2 };
 
@@ -35,12 +36,21 @@ void bfs_validate(const bfs_csr *g, const int64_t *uv, int64_t m, int64_t root, 
     if (parent[v] == -1 || state[v] == DONE) continue;
     int64_t len = 0, cur = v, base;
     for (;;) {
-      if (state[cur] == DONE) { base = depth[cur]; break; }
-      if (state[cur] == ON_PATH) { base = -2; break; } /* a cycle */
+      if (state[cur] == DONE) {
+        base = depth[cur];
+        break;
+      }
+      if (state[cur] == ON_PATH) {
+        base = -2;
+        break;
+      } /* a cycle */
       state[cur] = ON_PATH;
       path[len++] = cur;
       const int64_t p = parent[cur];
-      if (p < 0 || p >= n || parent[p] == -1) { base = -2; break; } /* leaves the tree */
+      if (p < 0 || p >= n || parent[p] == -1) {
+        base = -2;
+        break;
+      } /* leaves the tree */
       cur = p;
     }
     for (int64_t k = len - 1; k >= 0; --k) { /* unwind: each is one deeper than its parent */
@@ -73,8 +83,10 @@ void bfs_validate(const bfs_csr *g, const int64_t *uv, int64_t m, int64_t root, 
   for (int64_t k = 0; k < m; ++k) {
     const int64_t u = uv[2 * k], v = uv[2 * k + 1];
     const int ru = parent[u] != -1, rv = parent[v] != -1;
-    if (ru != rv) spans++;
-    else if (ru && (level[u] - level[v] > 1 || level[v] - level[u] > 1)) edge_levels++;
+    if (ru != rv)
+      spans++;
+    else if (ru && (level[u] - level[v] > 1 || level[v] - level[u] > 1))
+      edge_levels++;
     if (ru || rv) nedge++;
   }
   out->spans = spans;

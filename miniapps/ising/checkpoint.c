@@ -5,13 +5,14 @@
  * with the sweep counter where the checkpoint left it, so the random numbers continue where
  * they stopped and the result equals the uninterrupted run bit for bit, with any layout,
  * rank count or variant. */
+#include "kit/checkpoint.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ising.h"
 #include "kit/check.h"
-#include "kit/checkpoint.h"
 #include "run.h"
 
 int ising_checkpoint_ident(const ising_params *p, double *ident) {

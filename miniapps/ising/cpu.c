@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ising.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
-#include "ising.h"
 #include "sliced_bits.h"
 
 typedef struct cpu_state {
@@ -22,7 +22,7 @@ typedef struct cpu_state {
   uint32_t *jbits;   /* with bits: the six coupling planes of local planes 1..n */
   kit_halo halo;
   ising_plan plan[2];
-  uint32_t sweep;    /* global index of the next sweep */
+  uint32_t sweep; /* global index of the next sweep */
 } cpu_state;
 
 static void fill(cpu_state *s) {
@@ -61,8 +61,8 @@ static void *cpu_setup(const void *arg) {
     s->spin = kit_malloc((size_t)(b->n + 2) * b->plane_stride, "spins");
     s->coupling = kit_malloc((size_t)b->n * b->plane_stride, "couplings");
   }
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, b),
-                      MPI_INT8_T, 1, 0, 0);
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP],
+                      ising_message_bytes(c->p, b), MPI_INT8_T, 1, 0, 0);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(b, col);
   fill(s);
   return s;
@@ -81,12 +81,14 @@ static void cpu_run(void *st, int sweeps) {
     for (int col = 0; col < 2; ++col) {
       const ising_plan *pl = &s->plan[col];
       for (int side = 0; side < 2; ++side)
-        if (pl->recv_plane[side] >= 0) kit_halo_irecv(&s->halo, side, part(s, pl->recv_plane[side], pl->part));
+        if (pl->recv_plane[side] >= 0)
+          kit_halo_irecv(&s->halo, side, part(s, pl->recv_plane[side], pl->part));
       KIT_RANGE_PUSH("boundary");
       sweep(s, col, pl->boundary);
       KIT_RANGE_POP();
       for (int side = 0; side < 2; ++side)
-        if (pl->send_plane[side] >= 0) kit_halo_isend(&s->halo, side, part(s, pl->send_plane[side], pl->part));
+        if (pl->send_plane[side] >= 0)
+          kit_halo_isend(&s->halo, side, part(s, pl->send_plane[side], pl->part));
       KIT_RANGE_PUSH("bulk");
       sweep(s, col, pl->bulk);
       KIT_RANGE_POP();
@@ -108,7 +110,9 @@ static void cpu_fetch(void *st, void *dst) {
     memcpy(interior, s->spin + b->plane_stride, (size_t)b->n * b->plane_stride);
 }
 
-static const kit_halo *cpu_halo(void *st) { return &((cpu_state *)st)->halo; }
+static const kit_halo *cpu_halo(void *st) {
+  return &((cpu_state *)st)->halo;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;
@@ -124,6 +128,10 @@ const ising_variant ising_cpu = {
     .name = "cpu",
     .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
     .needs_gpu = 0,
-    .setup = cpu_setup, .reset = cpu_reset, .run = cpu_run, .fetch = cpu_fetch,
-    .halo = cpu_halo, .teardown = cpu_teardown,
+    .setup = cpu_setup,
+    .reset = cpu_reset,
+    .run = cpu_run,
+    .fetch = cpu_fetch,
+    .halo = cpu_halo,
+    .teardown = cpu_teardown,
 };

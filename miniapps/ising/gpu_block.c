@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "sliced_bits.h"
 #include "kit/check.h"
+#include "sliced_bits.h"
 
 /* A positive integer from the environment, 0 if unset; anything else is refused. */
 static int env_positive(const char *name) {
@@ -45,7 +45,8 @@ void ising_dev_block_init(ising_dev_block *d, const ising_params *p, const ising
   ising_dev_block_reset(d);
 }
 
-void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream) {
+void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes,
+                          cudaStream_t stream) {
   if (d->bits)
     launch_ising_bits_half_sweep(&d->blk, &d->rules, d->sbits, d->jbits, colour, t, planes, d->bits_slots,
                                  d->bits_parts, d->bits_run, stream);
@@ -58,7 +59,8 @@ static void fill_bytes(ising_dev_block *d, int8_t *spin, uint8_t *coupling) {
   if (d->p->restart) {
     /* The checkpoint's spins are on the host: build the state there, as the cpu variant
      * does, and copy it over. */
-    const size_t spins = (size_t)(d->blk.n + 2) * d->blk.plane_stride, bonds = (size_t)d->blk.n * d->blk.plane_stride;
+    const size_t spins = (size_t)(d->blk.n + 2) * d->blk.plane_stride,
+                 bonds = (size_t)d->blk.n * d->blk.plane_stride;
     int8_t *hs = kit_malloc(spins, "restart spins");
     uint8_t *hc = kit_malloc(bonds, "restart couplings");
     ising_fill(d->p, &d->blk, hs, hc, omp_get_max_threads());

@@ -34,7 +34,8 @@ void ising_dev_block_free(ising_dev_block *d);
  * that would index past exp(-dE/T)'s table. NULL entries are skipped. */
 void ising_prime_inboxes(void *const buf[2], size_t bytes);
 /* One half-sweep of colour c, sweep t, over the given local planes, in the block's storage. */
-void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes, cudaStream_t stream);
+void ising_dev_half_sweep(const ising_dev_block *d, int colour, uint32_t t, ising_planes planes,
+                          cudaStream_t stream);
 /* A plane part as it travels (bytes, or bits with --layout msc), and its size. */
 static inline void *ising_dev_part(const ising_dev_block *d, int local_plane, int part) {
   if (d->bits) return d->sbits + (size_t)local_plane * (d->blk.plane_stride / 32);

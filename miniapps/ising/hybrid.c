@@ -22,13 +22,13 @@
 
 typedef struct hybrid_state {
   ising_ctx c;
-  ising_dev_block d;      /* the GPU part: the lower planes of the slab */
-  ising_block cb;         /* the CPU part: the upper planes */
-  int8_t *cspin;          /* CPU part's spins with ghosts (pinned: async copies) */
-  uint8_t *ccoupling;     /* CPU part's couplings */
+  ising_dev_block d;  /* the GPU part: the lower planes of the slab */
+  ising_block cb;     /* the CPU part: the upper planes */
+  int8_t *cspin;      /* CPU part's spins with ghosts (pinned: async copies) */
+  uint8_t *ccoupling; /* CPU part's couplings */
   cudaStream_t boundary, bulk;
   cudaEvent_t ghosts_in, bulk_done;
-  kit_halo halo;          /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
+  kit_halo halo; /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
   ising_plan gplan[2], cplan[2];
   uint32_t sweep;
 } hybrid_state;
@@ -53,8 +53,8 @@ static void *hy_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->ghosts_in, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
   /* Staging for the GPU part's MPI side only; the CPU part sends from its own array. */
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride, MPI_INT8_T, 1, 1,
-                      1);
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.part_stride,
+                      MPI_INT8_T, 1, 1, 1);
   for (int col = 0; col < 2; ++col) {
     s->gplan[col] = ising_make_plan(&gb, col);
     s->cplan[col] = ising_make_plan(&s->cb, col);
@@ -86,11 +86,11 @@ static void hy_half_sweep(hybrid_state *s, int col, int first) {
   kit_gpu_range_end(r, s->boundary);
   if (gp->send_plane[KIT_UP] >= 0 && !stale) /* to the CPU part's ghost plane */
     KIT_CUDA_CHECK(cudaMemcpyAsync(s->cspin + ising_part_offset(cb, cp->recv_plane[KIT_DOWN], part),
-                                   ising_dev_part(d, gp->send_plane[KIT_UP], part), bytes, cudaMemcpyDeviceToHost,
-                                   s->boundary));
-  if (gp->send_plane[KIT_DOWN] >= 0) /* to the rank below */
-    KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], ising_dev_part(d, gp->send_plane[KIT_DOWN], part), bytes,
+                                   ising_dev_part(d, gp->send_plane[KIT_UP], part), bytes,
                                    cudaMemcpyDeviceToHost, s->boundary));
+  if (gp->send_plane[KIT_DOWN] >= 0) /* to the rank below */
+    KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[KIT_DOWN], ising_dev_part(d, gp->send_plane[KIT_DOWN], part),
+                                   bytes, cudaMemcpyDeviceToHost, s->boundary));
   if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->ghosts_in, 0));
   r = kit_gpu_range_begin("gpu_bulk", s->bulk);
   launch_ising_half_sweep(&d->blk, &d->rules, d->spin, d->coupling, col, s->sweep, gp->bulk, s->bulk);
@@ -99,11 +99,13 @@ static void hy_half_sweep(hybrid_state *s, int col, int first) {
 
   /* CPU: receives first, then the boundary planes and their sends, then the bulk. */
   if (gp->recv_plane[KIT_DOWN] >= 0) kit_halo_irecv(&s->halo, KIT_DOWN, s->halo.recv[KIT_DOWN]);
-  if (cp->recv_plane[KIT_UP] >= 0) kit_halo_irecv(&s->halo, KIT_UP, s->cspin + ising_part_offset(cb, cp->recv_plane[KIT_UP], part));
+  if (cp->recv_plane[KIT_UP] >= 0)
+    kit_halo_irecv(&s->halo, KIT_UP, s->cspin + ising_part_offset(cb, cp->recv_plane[KIT_UP], part));
   KIT_RANGE_PUSH("cpu_boundary");
   ising_sweep_host(s->c.p, cb, s->cspin, s->ccoupling, col, s->sweep, cp->boundary, threads);
   KIT_RANGE_POP();
-  if (cp->send_plane[KIT_UP] >= 0) kit_halo_isend(&s->halo, KIT_UP, s->cspin + ising_part_offset(cb, cp->send_plane[KIT_UP], part));
+  if (cp->send_plane[KIT_UP] >= 0)
+    kit_halo_isend(&s->halo, KIT_UP, s->cspin + ising_part_offset(cb, cp->send_plane[KIT_UP], part));
   KIT_RANGE_PUSH("wait_gpu_boundary");
   KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
   KIT_RANGE_POP();
@@ -118,8 +120,8 @@ static void hy_half_sweep(hybrid_state *s, int col, int first) {
   /* Ghost parts into the GPU: from the rank below, and the CPU part's changed bottom. */
   r = kit_gpu_range_begin("h2d", s->boundary);
   if (gp->recv_plane[KIT_DOWN] >= 0)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, gp->recv_plane[KIT_DOWN], part), s->halo.recv[KIT_DOWN], bytes,
-                                   cudaMemcpyHostToDevice, s->boundary));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, gp->recv_plane[KIT_DOWN], part), s->halo.recv[KIT_DOWN],
+                                   bytes, cudaMemcpyHostToDevice, s->boundary));
   if (cp->send_plane[KIT_DOWN] >= 0 && !stale)
     KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, gp->recv_plane[KIT_UP], part),
                                    s->cspin + ising_part_offset(cb, cp->send_plane[KIT_DOWN], part), bytes,
@@ -149,7 +151,9 @@ static void hy_fetch(void *st, void *dst) {
          (size_t)s->cb.n * s->cb.plane_stride);
 }
 
-static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
+static const kit_halo *hy_halo(void *st) {
+  return &((hybrid_state *)st)->halo;
+}
 
 static void hy_teardown(void *st) {
   hybrid_state *s = st;
@@ -166,9 +170,14 @@ static void hy_teardown(void *st) {
 
 const ising_variant ising_hybrid = {
     .name = "hybrid",
-    .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends",
+    .summary =
+        "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends",
     .needs_gpu = 1,
-    .setup = hy_setup, .reset = hy_reset, .run = hy_run, .fetch = hy_fetch,
-    .halo = hy_halo, .teardown = hy_teardown,
+    .setup = hy_setup,
+    .reset = hy_reset,
+    .run = hy_run,
+    .fetch = hy_fetch,
+    .halo = hy_halo,
+    .teardown = hy_teardown,
     .hybrid = 1,
 };

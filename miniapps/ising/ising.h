@@ -18,7 +18,6 @@
 extern "C" {
 #endif
 
-
 /* Every problem parameter, with the common run flags (run.iters: Metropolis sweeps). */
 typedef struct ising_params {
   kit_run run;
@@ -37,7 +36,6 @@ typedef struct ising_params {
   const int8_t *restart;
   int start_sweep;
 } ising_params;
-
 
 /* The slab of global planes [k0, k0 + n); sizes must already be valid for the layout. */
 ising_block ising_block_make(const ising_params *p, int k0, int n);
@@ -68,12 +66,14 @@ void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin,
  * word): the slab's spins as bits (local planes 0..n+1) and its six coupling bit planes
  * (planes 1..n) from the initial state, one half-sweep over the given planes, and the
  * interior back to bytes (n * plane_stride). */
-void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits, int threads);
+void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits,
+                          int threads);
 /* The byte layout's spins (planes 0..n+1) and couplings (planes 1..n) as bits. */
 void ising_bits_pack_host(const ising_block *b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
                           uint32_t *jbits, int threads);
-void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,
-                           int colour, uint32_t sweep, ising_planes planes, int threads);
+void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits,
+                           const uint32_t *jbits, int colour, uint32_t sweep, ising_planes planes,
+                           int threads);
 void ising_bits_unpack_host(const ising_block *b, const uint32_t *sbits, int8_t *interior, int threads);
 
 /* A half-sweep of colour c: the planes whose changed part a neighbour needs (boundary,
@@ -96,7 +96,7 @@ typedef struct ising_ctx {
   const ising_params *p;
   const kit_env *env;
   ising_block blk;
-  int nbr[2];          /* ranks below and above (periodic: never MPI_PROC_NULL) */
+  int nbr[2]; /* ranks below and above (periodic: never MPI_PROC_NULL) */
   int gpus;
   double cpu_fraction;
 } ising_ctx;
@@ -129,7 +129,8 @@ int8_t *ising_restart_load(const ising_params *p, const kit_env *env);
  * energy[k * (iters + 1) + t] (t = 0: initial). `ferro_gauge`: run the ferromagnet (J = +1)
  * from the gauge-transformed start e_i s_i instead (the Mattis check). Returns the largest
  * difference between the energy tracked incrementally and recomputed from scratch. */
-long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins, long long *energy, int threads);
+long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins, long long *energy,
+                          int threads);
 /* Energy sum -sum_bonds J s_i s_j and magnetisation sum s_i of one sample in logical order. */
 long long ising_energy(const ising_params *p, int sample, const int8_t *spins);
 long long ising_magnetisation(const ising_params *p, const int8_t *spins);

@@ -25,7 +25,8 @@ static unsigned blocks_for(size_t total) {
 __global__ void ising_fill_kernel(ising_block b, ising_rules r, int8_t *spin, uint8_t *coupling) {
   const size_t per_part = (size_t)b.samples * b.part_sites;
   const size_t total = per_part * b.parts * (size_t)(b.n + 2);
-  for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < total; idx += (size_t)gridDim.x * blockDim.x) {
+  for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < total;
+       idx += (size_t)gridDim.x * blockDim.x) {
     const size_t plane_part = idx / per_part, rem = idx % per_part;
     const int l = (int)(plane_part / b.parts), part = (int)(plane_part % b.parts);
     const int k = (int)(rem / b.part_sites);
@@ -60,8 +61,9 @@ __global__ void ising_half_sweep_quad_kernel(ising_block b, ising_rules r, int8_
   }
 }
 
-__global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *spin, const uint8_t *__restrict__ coupling,
-                                        int colour, uint32_t t, ising_planes pl) {
+__global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *spin,
+                                        const uint8_t *__restrict__ coupling, int colour, uint32_t t,
+                                        ising_planes pl) {
   int row, i;
   if (!unit_of(b.width, b.rows, &row, &i)) return;
   for (int pk = (int)blockIdx.y; pk < pl.count * b.samples; pk += (int)gridDim.y) {
@@ -74,9 +76,9 @@ __global__ void ising_half_sweep_kernel(ising_block b, ising_rules r, int8_t *sp
  * octet (two groups of four sites) per base (sliced_groups.h has the layout of the work and
  * why). x covers the 8-blocks of a part, y the runs of (sample, base) pairs, the bases of one
  * sample next to each other so that the blocks in flight share the slices they read in L2. */
-__global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, ising_octet_plan dv, int8_t *spin,
-                                               const uint8_t *__restrict__ coupling, int colour, uint32_t t,
-                                               ising_planes pl) {
+__global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, ising_octet_plan dv,
+                                               int8_t *spin, const uint8_t *__restrict__ coupling, int colour,
+                                               uint32_t t, ising_planes pl) {
   const uint32_t unit = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
   if (unit >= (uint32_t)(b.part_sites / 8)) return;
   const uint32_t pks = (uint32_t)ising_octet_bases(pl) * (uint32_t)b.samples;
@@ -85,10 +87,11 @@ __global__ void ising_half_sweep_sliced_kernel(ising_block b, ising_rules r, isi
 }
 
 /* --layout msc: a thread per word, grid-stride. */
-__global__ void ising_bits_pack_kernel(ising_block b, const int8_t *spin, const uint8_t *coupling, uint32_t *sbits,
-                                       uint32_t *jbits) {
+__global__ void ising_bits_pack_kernel(ising_block b, const int8_t *spin, const uint8_t *coupling,
+                                       uint32_t *sbits, uint32_t *jbits) {
   const size_t pw = ising_bits_plane_words(&b), total = (size_t)(b.n + 2) * pw;
-  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x) {
+  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total;
+       w += (size_t)gridDim.x * blockDim.x) {
     sbits[w] = ising_bits_pack_spins(spin, w);
     if (w < (size_t)b.n * pw) ising_bits_pack_couplings(&b, coupling, jbits, w);
   }
@@ -96,15 +99,16 @@ __global__ void ising_bits_pack_kernel(ising_block b, const int8_t *spin, const 
 
 __global__ void ising_bits_unpack_kernel(ising_block b, const uint32_t *sbits, int8_t *spin) {
   const size_t pw = ising_bits_plane_words(&b), total = (size_t)b.n * pw;
-  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x)
+  for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total;
+       w += (size_t)gridDim.x * blockDim.x)
     ising_bits_unpack_spins(sbits[pw + w], spin + 32 * w);
 }
 
 /* x covers the words of a plane (every sample) times P threads a word, y the runs of slices. */
 template <int P>
-__global__ void ising_bits_half_sweep_kernel(ising_block b, ising_rules r, ising_bits_plan dv, uint32_t *sbits,
-                                             const uint32_t *__restrict__ jbits, int colour, uint32_t t,
-                                             ising_planes pl) {
+__global__ void ising_bits_half_sweep_kernel(ising_block b, ising_rules r, ising_bits_plan dv,
+                                             uint32_t *sbits, const uint32_t *__restrict__ jbits, int colour,
+                                             uint32_t t, ising_planes pl) {
   const uint32_t idx = blockIdx.x * (uint32_t)kThreads + threadIdx.x;
   if (idx >= (uint32_t)ising_bits_plane_words(&b) * P) return;
   for (int run = (int)blockIdx.y; run < ising_bits_runs(pl, dv.run); run += (int)gridDim.y)
@@ -120,8 +124,8 @@ extern "C" void launch_ising_bits_pack(const ising_block *b, const int8_t *spin,
 
 extern "C" void launch_ising_bits_unpack(const ising_block *b, const uint32_t *sbits, int8_t *spin,
                                          cudaStream_t stream) {
-  ising_bits_unpack_kernel<<<blocks_for((size_t)b->n * ising_bits_plane_words(b)), kThreads, 0, stream>>>(*b, sbits,
-                                                                                                           spin);
+  ising_bits_unpack_kernel<<<blocks_for((size_t)b->n * ising_bits_plane_words(b)), kThreads, 0, stream>>>(
+      *b, sbits, spin);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -129,15 +133,19 @@ extern "C" void ising_bits_slots(int slots[3]) {
   int dev = 0, sms = 0, per_sm[3] = {0, 0, 0};
   KIT_CUDA_CHECK(cudaGetDevice(&dev));
   KIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], ising_bits_half_sweep_kernel<1>, kThreads, 0));
-  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], ising_bits_half_sweep_kernel<2>, kThreads, 0));
-  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[2], ising_bits_half_sweep_kernel<4>, kThreads, 0));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], ising_bits_half_sweep_kernel<1>,
+                                                               kThreads, 0));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], ising_bits_half_sweep_kernel<2>,
+                                                               kThreads, 0));
+  KIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[2], ising_bits_half_sweep_kernel<4>,
+                                                               kThreads, 0));
   for (int i = 0; i < 3; ++i) slots[i] = sms * (per_sm[i] > 0 ? per_sm[i] : 1);
 }
 
 extern "C" void launch_ising_bits_half_sweep(const ising_block *b, const ising_rules *r, uint32_t *sbits,
-                                             const uint32_t *jbits, int colour, uint32_t t, ising_planes planes,
-                                             const int slots[3], int parts, int run, cudaStream_t stream) {
+                                             const uint32_t *jbits, int colour, uint32_t t,
+                                             ising_planes planes, const int slots[3], int parts, int run,
+                                             cudaStream_t stream) {
   if (planes.count <= 0) return;
   const long long words = (long long)ising_bits_plane_words(b);
   ising_bits_shape sh = ising_bits_shape_of(words, planes.count, slots, kThreads);
@@ -148,11 +156,14 @@ extern "C" void launch_ising_bits_half_sweep(const ising_block *b, const ising_r
   const dim3 grid(gx, (unsigned)(runs < 65535 ? runs : 65535));
   const ising_bits_plan dv = ising_bits_plan_of(b, planes, sh.run);
   if (sh.parts == 1)
-    ising_bits_half_sweep_kernel<1><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
+    ising_bits_half_sweep_kernel<1>
+        <<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
   else if (sh.parts == 2)
-    ising_bits_half_sweep_kernel<2><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
+    ising_bits_half_sweep_kernel<2>
+        <<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
   else
-    ising_bits_half_sweep_kernel<4><<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
+    ising_bits_half_sweep_kernel<4>
+        <<<grid, kThreads, 0, stream>>>(*b, *r, dv, sbits, jbits, colour, t, planes);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -170,7 +181,8 @@ extern "C" void launch_ising_half_sweep(const ising_block *b, const ising_rules 
   if (ising_grouped(b, planes)) {
     /* The driver's message-size rule keeps a part below 2^31 sites. */
     const unsigned gx = (unsigned)((b->part_sites / 8 + kThreads - 1) / kThreads);
-    const long long pk = ((long long)ising_octet_bases(planes) * b->samples + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
+    const long long pk =
+        ((long long)ising_octet_bases(planes) * b->samples + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
     ising_half_sweep_sliced_kernel<<<dim3(gx, (unsigned)(pk < 65535 ? pk : 65535)), kThreads, 0, stream>>>(
         *b, *r, ising_octet_plan_of(b, planes), spin, coupling, colour, t, planes);
     KIT_CUDA_CHECK(cudaGetLastError());

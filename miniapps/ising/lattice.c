@@ -19,19 +19,26 @@ static int gcd(int a, int b) {
   return a;
 }
 
-int ising_layout_of(const char *name) { return strcmp(name, "checkerboard") == 0 ? ISING_CHECKERBOARD : ISING_SLICED; }
+int ising_layout_of(const char *name) {
+  return strcmp(name, "checkerboard") == 0 ? ISING_CHECKERBOARD : ISING_SLICED;
+}
 
-int ising_msc(const ising_params *p) { return strcmp(p->layout, "msc") == 0; }
+int ising_msc(const ising_params *p) {
+  return strcmp(p->layout, "msc") == 0;
+}
 
 size_t ising_message_bytes(const ising_params *p, const ising_block *b) {
   return ising_msc(p) ? b->part_stride / 8 : b->part_stride;
 }
 
 int ising_global_planes(const ising_params *p) {
-  return ising_layout_of(p->layout) == ISING_SLICED ? gcd(gcd(p->size[0], p->size[1]), p->size[2]) : p->size[2];
+  return ising_layout_of(p->layout) == ISING_SLICED ? gcd(gcd(p->size[0], p->size[1]), p->size[2])
+                                                    : p->size[2];
 }
 
-int ising_plane_granule(const ising_params *p) { return ising_layout_of(p->layout) == ISING_SLICED ? 2 : 1; }
+int ising_plane_granule(const ising_params *p) {
+  return ising_layout_of(p->layout) == ISING_SLICED ? 2 : 1;
+}
 
 ising_block ising_block_make(const ising_params *p, int k0, int n) {
   ising_block b;
@@ -70,8 +77,8 @@ ising_rules ising_rules_of(const ising_params *p) {
     r.w[i] = p->w[i];
     const double thr = ceil(p->w[i] * 4294967296.0);
     if (!(thr >= 0 && thr < 4294967296.0))
-      kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__, "exp(-dE/T) = %g has no 32-bit threshold (temperature too high)",
-              p->w[i]);
+      kit_die(KIT_EXIT_USAGE, __FILE__, __LINE__,
+              "exp(-dE/T) = %g has no 32-bit threshold (temperature too high)", p->w[i]);
     r.thr[i] = (uint32_t)thr;
   }
   return r;
@@ -112,14 +119,17 @@ void ising_sweep_host(const ising_params *p, const ising_block *b, int8_t *spin,
       for (int row = 0; row < b->rows; ++row) {
         const int l = planes.first + j * planes.step;
         if (quads) {
-          for (int q = 0; q < b->width / 4; ++q) ising_update_quad(&r, b, spin, coupling, colour, sweep, l, k, row, q);
+          for (int q = 0; q < b->width / 4; ++q)
+            ising_update_quad(&r, b, spin, coupling, colour, sweep, l, k, row, q);
         } else {
-          for (int i = 0; i < b->width; ++i) ising_update_site(&r, b, spin, coupling, colour, sweep, l, k, row, i);
+          for (int i = 0; i < b->width; ++i)
+            ising_update_site(&r, b, spin, coupling, colour, sweep, l, k, row, i);
         }
       }
 }
 
-void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits, int threads) {
+void ising_bits_fill_host(const ising_params *p, const ising_block *b, uint32_t *sbits, uint32_t *jbits,
+                          int threads) {
   /* Built in bytes by the functions every layout uses, then packed, as on the GPU. */
   int8_t *spin = kit_malloc((size_t)(b->n + 2) * b->plane_stride, "msc fill spins");
   uint8_t *coupling = kit_malloc((size_t)b->n * b->plane_stride, "msc fill couplings");
@@ -139,8 +149,9 @@ void ising_bits_pack_host(const ising_block *b, const int8_t *spin, const uint8_
   }
 }
 
-void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits, const uint32_t *jbits,
-                           int colour, uint32_t sweep, ising_planes planes, int threads) {
+void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t *sbits,
+                           const uint32_t *jbits, int colour, uint32_t sweep, ising_planes planes,
+                           int threads) {
   if (planes.count <= 0) return;
   const ising_rules r = ising_rules_of(p);
   const long long words = (long long)ising_bits_plane_words(b);
@@ -154,7 +165,8 @@ void ising_bits_sweep_host(const ising_params *p, const ising_block *b, uint32_t
   const long long n = (long long)ising_bits_runs(planes, run) * words;
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (long long i = 0; i < n; ++i)
-    ising_bits_thread(&r, b, &dv, sbits, jbits, planes, colour, sweep, (uint32_t)(i % words), 0, 1, (int)(i / words));
+    ising_bits_thread(&r, b, &dv, sbits, jbits, planes, colour, sweep, (uint32_t)(i % words), 0, 1,
+                      (int)(i / words));
 }
 
 void ising_bits_unpack_host(const ising_block *b, const uint32_t *sbits, int8_t *interior, int threads) {

@@ -11,12 +11,11 @@
  *   Mattis gauge sign e_s (--mattis, J_ij = e_i e_j): counter (s, 0, 0, 4) word 0, -1 if u < 0.5 */
 #ifndef ISING_LATTICE_H
 #define ISING_LATTICE_H
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kit/hd.h"
 #include "kit/philox.h"
-
-#include <stddef.h>
 
 enum { ISING_CHECKERBOARD = 0, ISING_SLICED = 1 };
 
@@ -31,11 +30,11 @@ enum { ISING_CHECKERBOARD = 0, ISING_SLICED = 1 };
  * local planes 1..n, with a ghost plane on each side (local 0 and n + 1, periodic).
  * Couplings are stored for local planes 1..n only, at the spin's position. */
 typedef struct ising_block {
-  int layout;          /* ISING_CHECKERBOARD or ISING_SLICED */
-  int L[3];            /* LX, LY, LZ */
-  int m;               /* number of diagonal slices, gcd(LX, LY, LZ) */
-  int nplanes;         /* planes of the whole lattice: LZ or m */
-  int k0, n;           /* first global plane of the slab and the number of planes */
+  int layout;  /* ISING_CHECKERBOARD or ISING_SLICED */
+  int L[3];    /* LX, LY, LZ */
+  int m;       /* number of diagonal slices, gcd(LX, LY, LZ) */
+  int nplanes; /* planes of the whole lattice: LZ or m */
+  int k0, n;   /* first global plane of the slab and the number of planes */
   int samples;
   int parts;           /* 2 (checkerboard) or 1 (sliced) */
   int rows, width;     /* a part of one sample: rows x width sites */
@@ -46,7 +45,9 @@ typedef struct ising_block {
 
 /* Local planes first, first + step, ..., count of them (the sliced layout updates every
  * other slice). */
-typedef struct ising_planes { int first, count, step; } ising_planes;
+typedef struct ising_planes {
+  int first, count, step;
+} ising_planes;
 
 static inline KIT_HD size_t ising_part_offset(const ising_block *b, int local_plane, int part) {
   return (size_t)local_plane * b->plane_stride + (size_t)part * b->part_stride;
@@ -60,11 +61,11 @@ static inline KIT_HD int ising_global_plane(const ising_block *b, int l) {
 /* What an update needs to know, as plain values a kernel can take by value. */
 typedef struct ising_rules {
   int L[3];
-  uint32_t seed;  /* low 32 bits of --seed */
-  double p;       /* probability of J = -1 */
-  int mattis;     /* J_ij = e_i e_j instead of drawn bonds */
-  int init_up;    /* --init up */
-  double w[3];    /* exp(-dE/T) for dE = 4, 8, 12 */
+  uint32_t seed; /* low 32 bits of --seed */
+  double p;      /* probability of J = -1 */
+  int mattis;    /* J_ij = e_i e_j instead of drawn bonds */
+  int init_up;   /* --init up */
+  double w[3];   /* exp(-dE/T) for dE = 4, 8, 12 */
   /* The same as integer thresholds on the Philox word: u = word 2^-32 < w exactly when
    * word < ceil(w 2^32) (u is exact in a double, and so is w 2^32). Below 2^32 for every
    * temperature the options allow (T <= 1e6: w <= exp(-4e-6)); ising_rules_of refuses
@@ -119,8 +120,9 @@ static inline KIT_HD int8_t ising_initial_spin(const ising_rules *r, int sample,
 
 /* Local field h = sum_j J_ij s_j, neighbours in the order +x +y +z -x -y -z. */
 static inline KIT_HD int ising_field(uint8_t j, int xp, int yp, int zp, int xm, int ym, int zm) {
-  return (1 - 2 * (int)(j & 1)) * xp + (1 - 2 * (int)((j >> 1) & 1)) * yp + (1 - 2 * (int)((j >> 2) & 1)) * zp +
-         (1 - 2 * (int)((j >> 3) & 1)) * xm + (1 - 2 * (int)((j >> 4) & 1)) * ym + (1 - 2 * (int)((j >> 5) & 1)) * zm;
+  return (1 - 2 * (int)(j & 1)) * xp + (1 - 2 * (int)((j >> 1) & 1)) * yp +
+         (1 - 2 * (int)((j >> 2) & 1)) * zp + (1 - 2 * (int)((j >> 3) & 1)) * xm +
+         (1 - 2 * (int)((j >> 4) & 1)) * ym + (1 - 2 * (int)((j >> 5) & 1)) * zm;
 }
 
 /* exp(-dE/T) for dE = 4, 8, 12. A select rather than r->w[dE / 4 - 1]: a run-time index into
@@ -140,7 +142,8 @@ static inline KIT_HD int8_t ising_decide(const ising_rules *r, int8_t spin, int 
 /* The contract's Philox draw of the group of logical site s (colour c, sweep t): counter
  * (s >> 3, t, c, 3). Its word (s >> 1) & 3 belongs to s; the other three to the same-colour
  * sites s' with s' >> 3 == s >> 3. */
-static inline KIT_HD kit_philox4x32 ising_draw(const ising_rules *r, int sample, uint32_t s, int colour, uint32_t t) {
+static inline KIT_HD kit_philox4x32 ising_draw(const ising_rules *r, int sample, uint32_t s, int colour,
+                                               uint32_t t) {
   const kit_philox4x32 ctr = {{s >> 3, t, (uint32_t)colour, 3}};
   const kit_philox_key key = {{r->seed, (uint32_t)sample}};
   return kit_philox4x32_10(ctr, key);
@@ -149,8 +152,8 @@ static inline KIT_HD kit_philox4x32 ising_draw(const ising_rules *r, int sample,
 /* One Metropolis update of spin `spin` at logical site s (colour c, sweep t) in field h:
  * dE = 2 s h; flip if dE <= 0, else flip if u < exp(-dE/T). The random number is drawn
  * only when it decides, as every implementation does. */
-static inline KIT_HD int8_t ising_metropolis(const ising_rules *r, int sample, uint32_t s, int colour, uint32_t t,
-                                             int8_t spin, int h) {
+static inline KIT_HD int8_t ising_metropolis(const ising_rules *r, int sample, uint32_t s, int colour,
+                                             uint32_t t, int8_t spin, int h) {
   const int dE = 2 * spin * h;
   if (dE <= 0) return (int8_t)-spin;
   const uint32_t half = s >> 1;
@@ -175,7 +178,9 @@ static inline KIT_HD int ising_slice_z(int m, int w, int x, int y, int q) {
  * the row of the next q (zp_wrap), the -z neighbour of z0 = 0 in that of the previous q. All
  * of it depends on (row, x) only, not on the slice, so a thread that walks through slices
  * computes it once. */
-typedef struct ising_slice_nbrs { uint32_t at, xp, xm, yp, ym, zp_wrap, zm_wrap; } ising_slice_nbrs;
+typedef struct ising_slice_nbrs {
+  uint32_t at, xp, xm, yp, ym, zp_wrap, zm_wrap;
+} ising_slice_nbrs;
 
 static inline KIT_HD ising_slice_nbrs ising_slice_nbrs_of(const ising_block *b, int row, int x) {
   const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], Q = (uint32_t)(b->L[2] / b->m);
@@ -183,21 +188,27 @@ static inline KIT_HD ising_slice_nbrs ising_slice_nbrs_of(const ising_block *b, 
   const uint32_t yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
   const uint32_t xp = ux + 1 == LX ? 0 : ux + 1, xm = ux == 0 ? LX - 1 : ux - 1;
   const uint32_t qp = q + 1 == Q ? 0 : q + 1, qm = q == 0 ? Q - 1 : q - 1, r0 = LX * (uint32_t)row;
-  ising_slice_nbrs o = {r0 + ux, r0 + xp, r0 + xm, LX * (yp + LY * q) + ux, LX * (ym + LY * q) + ux,
-                        LX * (y + LY * qp) + ux, LX * (y + LY * qm) + ux};
+  ising_slice_nbrs o = {r0 + ux,
+                        r0 + xp,
+                        r0 + xm,
+                        LX * (yp + LY * q) + ux,
+                        LX * (ym + LY * q) + ux,
+                        LX * (y + LY * qp) + ux,
+                        LX * (y + LY * qm) + ux};
   return o;
 }
 
 /* The local field of that site, z0 = z mod m, from its coupling byte and the same sample's
  * parts of the slices above and below. */
-static inline KIT_HD int ising_slice_field(const ising_slice_nbrs *o, int m, int z0, uint8_t j, const int8_t *above,
-                                           const int8_t *below) {
+static inline KIT_HD int ising_slice_field(const ising_slice_nbrs *o, int m, int z0, uint8_t j,
+                                           const int8_t *above, const int8_t *below) {
   return ising_field(j, above[o->xp], above[o->yp], above[z0 == m - 1 ? o->zp_wrap : o->at], below[o->xm],
                      below[o->ym], below[z0 == 0 ? o->zm_wrap : o->at]);
 }
 
 /* Logical coordinates of the site at (row, i) of part `part` of global plane g. */
-static inline KIT_HD void ising_coords(const ising_block *b, int g, int part, int row, int i, int *x, int *y, int *z) {
+static inline KIT_HD void ising_coords(const ising_block *b, int g, int part, int row, int i, int *x, int *y,
+                                       int *z) {
   if (b->layout == ISING_SLICED) {
     *x = i;
     *y = row % b->L[1];
@@ -220,8 +231,8 @@ static inline KIT_HD void ising_coords(const ising_block *b, int g, int part, in
  * slice below, at the same (x, y, q) shifted by one; the z-neighbour moves to the next q
  * where z crosses a multiple of m. */
 static inline KIT_HD int ising_site_field(const ising_rules *r, const ising_block *b, const int8_t *spin,
-                                          const uint8_t *coupling, int c, int l, int k, int row, int i, size_t *at,
-                                          uint32_t *s) {
+                                          const uint8_t *coupling, int c, int l, int k, int row, int i,
+                                          size_t *at, uint32_t *s) {
   const int LX = b->L[0], LY = b->L[1], g = ising_global_plane(b, l);
   const size_t ks = (size_t)k * b->part_sites;
   int x, y, z;
@@ -231,7 +242,8 @@ static inline KIT_HD int ising_site_field(const ising_rules *r, const ising_bloc
     const ising_slice_nbrs o = ising_slice_nbrs_of(b, row, i);
     *at = ising_part_offset(b, l, 0) + ks + o.at;
     return ising_slice_field(&o, b->m, z % b->m, coupling[*at - b->plane_stride],
-                             spin + ising_part_offset(b, l + 1, 0) + ks, spin + ising_part_offset(b, l - 1, 0) + ks);
+                             spin + ising_part_offset(b, l + 1, 0) + ks,
+                             spin + ising_part_offset(b, l - 1, 0) + ks);
   }
   const int HX = LX / 2;
   const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
@@ -240,13 +252,15 @@ static inline KIT_HD int ising_site_field(const ising_rules *r, const ising_bloc
   const int xp = x + 1 == LX ? 0 : x + 1, xm = x == 0 ? LX - 1 : x - 1;
   const int yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
   *at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + i;
-  return ising_field(coupling[*at - b->plane_stride], other[(size_t)y * HX + (xp >> 1)], other[(size_t)yp * HX + i],
-                     above[i], other[(size_t)y * HX + (xm >> 1)], other[(size_t)ym * HX + i], below[i]);
+  return ising_field(coupling[*at - b->plane_stride], other[(size_t)y * HX + (xp >> 1)],
+                     other[(size_t)yp * HX + i], above[i], other[(size_t)y * HX + (xm >> 1)],
+                     other[(size_t)ym * HX + i], below[i]);
 }
 
 /* One Metropolis update of the site at (row, i) of sample k in local plane l, colour c, sweep t. */
 static inline KIT_HD void ising_update_site(const ising_rules *r, const ising_block *b, int8_t *spin,
-                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row, int i) {
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int row,
+                                            int i) {
   size_t at;
   uint32_t s;
   const int h = ising_site_field(r, b, spin, coupling, c, l, k, row, i, &at, &s);
@@ -284,11 +298,13 @@ static inline KIT_HD void ising_store4(int8_t *p, const int8_t v[4]) {
 }
 
 static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_block *b, int8_t *spin,
-                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int y, int j) {
+                                            const uint8_t *coupling, int c, uint32_t t, int l, int k, int y,
+                                            int j) {
   const int LX = b->L[0], LY = b->L[1], HX = LX / 2, g = ising_global_plane(b, l);
   const int px = (c + y + g) & 1; /* x of site i is 2 i + px (the part's colour fixes the parity) */
   const int i0 = 4 * j, yp = y + 1 == LY ? 0 : y + 1, ym = y == 0 ? LY - 1 : y - 1;
-  const size_t ks = (size_t)k * b->part_sites, at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + (size_t)i0;
+  const size_t ks = (size_t)k * b->part_sites,
+               at = ising_part_offset(b, l, c) + ks + (size_t)y * HX + (size_t)i0;
   const int8_t *other = spin + ising_part_offset(b, l, 1 - c) + ks;
   const int8_t *row = other + (size_t)y * HX;
   int8_t own[4], jb[4], xs[6], ns[4], ss[4], up[4], dn[4];
@@ -315,7 +331,7 @@ static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_bl
   }
   kit_philox4x32 u = {{0, 0, 0, 0}};
   if (draw) u = ising_draw(r, k, ising_site(r, 2 * i0 + px, y, g), c, t);
-  /* Site q has s = s0 + 2 q and s0 = 8 m + px, so its word, (s >> 1) & 3, is q. */
+    /* Site q has s = s0 + 2 q and s0 = 8 m + px, so its word, (s >> 1) & 3, is q. */
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -325,8 +341,8 @@ static inline KIT_HD void ising_update_quad(const ising_rules *r, const ising_bl
 
 /* The initial spin and coupling byte of one position of local plane l (couplings only for
  * l in 1..n). */
-static inline KIT_HD void ising_fill_site(const ising_rules *r, const ising_block *b, int8_t *spin, uint8_t *coupling,
-                                          int l, int part, int k, int row, int i) {
+static inline KIT_HD void ising_fill_site(const ising_rules *r, const ising_block *b, int8_t *spin,
+                                          uint8_t *coupling, int l, int part, int k, int row, int i) {
   int x, y, z;
   ising_coords(b, ising_global_plane(b, l), part, row, i, &x, &y, &z);
   const size_t at = ising_part_offset(b, l, part) + (size_t)k * b->part_sites + (size_t)row * b->width + i;

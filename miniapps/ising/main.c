@@ -23,11 +23,13 @@ static const kit_variant *const variants[] = {
 
 /* What a run holds beside the variants' context. */
 typedef struct run_ctx {
-  ising_ctx c;            /* what the variants get (first member: the same address) */
-  int8_t *restart_spins;  /* --restart: the checkpoint's spins, every sample, on every rank */
+  ising_ctx c;           /* what the variants get (first member: the same address) */
+  int8_t *restart_spins; /* --restart: the checkpoint's spins, every sample, on every rank */
 } run_ctx;
 
-static int check(const kit_env *env, void *params, const char *variant) { return ising_lattice_rules(env, params, variant); }
+static int check(const kit_env *env, void *params, const char *variant) {
+  return ising_lattice_rules(env, params, variant);
+}
 
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump";
@@ -40,7 +42,8 @@ static int gpu_limit(const kit_env *env, const void *params) {
   return ising_global_planes(params) / ising_plane_granule(params) / env->nranks;
 }
 
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   ising_params *p = params;
   const int planes = ising_global_planes(p), granule = ising_plane_granule(p);
   /* The end GPUs' threads both call MPI (periodic: also on one rank, which kit_choose_gpus
@@ -48,8 +51,9 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
   if (v->gpus_max > 0 && env->thread_level < v->thread_level)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
   if (v->gpus_max > 0 && planes / granule < env->nranks * gpus)
-    return kit_usage_error(env, "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs",
-                           planes, granule, env->nranks, gpus);
+    return kit_usage_error(
+        env, "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes,
+        granule, env->nranks, gpus);
   const int rc = p->run.restart ? ising_restart_check(p, env) : -1;
   if (rc >= 0) return rc;
   ising_memory(env, p, host, device);
@@ -83,7 +87,9 @@ static int cpu_units(const void *ctx, double f) {
   const int granule = ising_plane_granule(c->p);
   return kit_cpu_planes(c->blk.n / granule, f) * granule;
 }
-static void set_cpu_fraction(void *ctx, double f) { ((run_ctx *)ctx)->c.cpu_fraction = f; }
+static void set_cpu_fraction(void *ctx, double f) {
+  ((run_ctx *)ctx)->c.cpu_fraction = f;
+}
 
 /* ps/flip: time per flip attempt (lower is better), Bernaschi et al.'s figure of merit. */
 static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
@@ -93,7 +99,9 @@ static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
                      ising_bytes_per_flip(p) * attempts};
 }
 
-static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) { ising_describe(params, j); }
+static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
+  ising_describe(params, j);
+}
 
 /* --checkpoint: gather the lattice and write it. */
 static void checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
@@ -114,8 +122,13 @@ static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *
 }
 
 int main(int argc, char **argv) {
-  ising_params p = {.run = kit_run_defaults(), .size = {32, 32, 32}, .p = 0.5, .temp = 1.0, .samples = 1,
-                    .layout = "sliced", .init = "random"};
+  ising_params p = {.run = kit_run_defaults(),
+                    .size = {32, 32, 32},
+                    .p = 0.5,
+                    .temp = 1.0,
+                    .samples = 1,
+                    .layout = "sliced",
+                    .init = "random"};
   p.run.iters = 20;
   kit_option opts[KIT_RUN_NOPTS + 10];
   int n = kit_run_options(&p.run, opts);
@@ -135,22 +148,40 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
   /* The shared rows, in this app's words: a step is one Metropolis sweep (both colours). */
-  kit_option_named(opts, "iters")->help = "Metropolis sweeps per timed repetition (an iteration is one sweep)";
+  kit_option_named(opts, "iters")->help =
+      "Metropolis sweeps per timed repetition (an iteration is one sweep)";
   kit_option_named(opts, "warmup")->help = "untimed sweeps before timing";
-  kit_option_named(opts, "checkpoint-every")->help = "with --checkpoint: every N sweeps of the last repetition";
+  kit_option_named(opts, "checkpoint-every")->help =
+      "with --checkpoint: every N sweeps of the last repetition";
   kit_option_named(opts, "restart")->help = "start from a checkpoint and run up to --iters sweeps in all";
   kit_option_named(opts, "cpu-fraction")->help =
-      "CPU share of each rank's planes, in whole granules at the top of its slab (auto: the triad model, kept only if "
+      "CPU share of each rank's planes, in whole granules at the top of its slab (auto: the triad model, "
+      "kept only if "
       "it beats two-stream's schedule)";
   const kit_app app = {
       .name = "ising",
-      .summary = "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout (msc: sliced, one bit per "
-                 "spin) on a z-decomposition",
-      .variants = variants, .gpu_only_fallback = "two-stream", .opts = opts, .run = &p.run, .params = &p,
-      .check = check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = context,
-      .free_context = free_context, .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction,
-      .cpu_unit = "planes", .uniform_share = 1, .measure = measure, .describe = describe,
-      .checkpoint = checkpoint, .finish = finish,
-  };
+      .summary =
+          "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout (msc: sliced, one bit "
+          "per "
+          "spin) on a z-decomposition",
+      .variants = variants,
+      .gpu_only_fallback = "two-stream",
+      .opts = opts,
+      .run = &p.run,
+      .params = &p,
+      .check = check,
+      .outputs = outputs,
+      .gpu_limit = gpu_limit,
+      .plan = plan,
+      .context = context,
+      .free_context = free_context,
+      .cpu_units = cpu_units,
+      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_unit = "planes",
+      .uniform_share = 1,
+      .measure = measure,
+      .describe = describe,
+      .checkpoint = checkpoint,
+      .finish = finish};
   return kit_main(&app, argc, argv);
 }

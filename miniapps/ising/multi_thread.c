@@ -30,7 +30,7 @@ typedef struct mt_gpu {
   cudaEvent_t sent[2][2];       /* [parity][side]: copy into the neighbour's ghost done */
   int local_nbr[2];             /* neighbouring GPU of this process on each side, or -1 */
   ising_plan plan[2];
-  int8_t *stage[2], *inbox[2];  /* pinned MPI buffers at the process's ends */
+  int8_t *stage[2], *inbox[2]; /* pinned MPI buffers at the process's ends */
 } mt_gpu;
 
 typedef struct mt_state {
@@ -54,8 +54,8 @@ static void *mt_setup(const void *arg) {
   s->sweep = (uint32_t)c->p->start_sweep;
   s->ngpu = c->gpus;
   const int granule = ising_plane_granule(c->p);
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 0,
-                      1);
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP],
+                      ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 0, 1);
   const int visible = c->env->gpus_visible;
   for (int i = 0; i < s->ngpu; ++i) {
     mt_gpu *g = &s->g[i];
@@ -80,7 +80,8 @@ static void *mt_setup(const void *arg) {
       g->stage[side] = remote ? kit_host_alloc(ising_message_bytes(c->p, &b), 1) : NULL;
       g->inbox[side] = remote ? kit_host_alloc(ising_message_bytes(c->p, &b), 1) : NULL;
       /* Direct access to the neighbour where the hardware allows it (both ways). */
-      if (!remote) (void)kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
+      if (!remote)
+        (void)kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
     }
     prime(g);
   }
@@ -132,9 +133,9 @@ static void mt_half_sweep(mt_state *s, int i, uint32_t t, int col, int h, int fi
       /* The neighbour's previous boundary kernel read the ghost we overwrite. */
       if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, o->boundary_done[prev], 0));
       const ising_plan *opl = &o->plan[col];
-      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(ising_dev_part(&o->d, opl->recv_plane[1 - side], opl->part), o->d.device,
-                                         ising_dev_part(d, pl->send_plane[side], pl->part), d->device, bytes,
-                                         g->boundary));
+      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(ising_dev_part(&o->d, opl->recv_plane[1 - side], opl->part),
+                                         o->d.device, ising_dev_part(d, pl->send_plane[side], pl->part),
+                                         d->device, bytes, g->boundary));
     }
     KIT_CUDA_CHECK(cudaEventRecord(g->sent[now][side], g->boundary));
   }
@@ -144,8 +145,8 @@ static void mt_half_sweep(mt_state *s, int i, uint32_t t, int col, int h, int fi
   for (int side = 0; side < 2; ++side)
     if (g->local_nbr[side] < 0) {
       if (pl->send_plane[side] >= 0)
-        KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
-                                       cudaMemcpyDeviceToHost, g->boundary));
+        KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], ising_dev_part(d, pl->send_plane[side], pl->part),
+                                       bytes, cudaMemcpyDeviceToHost, g->boundary));
       mpi |= pl->send_plane[side] >= 0 || pl->recv_plane[side] >= 0;
     }
   if (!mpi) return;
@@ -173,8 +174,8 @@ static void mt_run(void *st, int sweeps) {
     /* Every GPU needs its thread: a smaller team would leave sub-slabs idle and the
      * answer silently wrong. */
     if (omp_get_num_threads() != ngpu)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs %d OpenMP threads (one per GPU), got %d",
-              ngpu, omp_get_num_threads());
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "multi-thread needs %d OpenMP threads (one per GPU), got %d", ngpu, omp_get_num_threads());
     const int i = omp_get_thread_num();
     KIT_CUDA_CHECK(cudaSetDevice(s->g[i].d.device));
     for (int t = 0; t < sweeps; ++t) {
@@ -203,7 +204,9 @@ static void mt_fetch(void *st, void *dst) {
   }
 }
 
-static const kit_halo *mt_halo(void *st) { return &((mt_state *)st)->halo; }
+static const kit_halo *mt_halo(void *st) {
+  return &((mt_state *)st)->halo;
+}
 
 static void mt_teardown(void *st) {
   mt_state *s = st;
@@ -231,8 +234,13 @@ const ising_variant ising_multi_thread = {
     .name = "multi-thread",
     .summary = "one process drives all its GPUs, a thread per GPU, peer copies between them, MPI at the ends",
     .needs_gpu = 1,
-    .setup = mt_setup, .reset = mt_reset, .run = mt_run, .fetch = mt_fetch,
-    .halo = mt_halo, .teardown = mt_teardown,
+    .setup = mt_setup,
+    .reset = mt_reset,
+    .run = mt_run,
+    .fetch = mt_fetch,
+    .halo = mt_halo,
+    .teardown = mt_teardown,
     /* Its end GPUs' threads call MPI themselves (periodic: also on one rank). */
-    .gpus_max = ISING_MT_MAX_GPUS, .thread_level = MPI_THREAD_MULTIPLE,
+    .gpus_max = ISING_MT_MAX_GPUS,
+    .thread_level = MPI_THREAD_MULTIPLE,
 };

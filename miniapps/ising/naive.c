@@ -26,8 +26,8 @@ static void *naive_setup(const void *arg) {
   s->sweep = (uint32_t)c->p->start_sweep;
   ising_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1,
-                      1, 1);
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP],
+                      ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
   ising_prime_inboxes(s->halo.recv, ising_message_bytes(c->p, &c->blk));
   return s;
@@ -59,7 +59,8 @@ static void naive_run(void *st, int sweeps) {
       KIT_RANGE_PUSH("d2h");
       for (int side = 0; side < 2; ++side)
         if (pl->send_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side], ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
+          KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side],
+                                         ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
                                          cudaMemcpyDeviceToHost, s->stream));
       KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
       KIT_RANGE_POP();
@@ -75,8 +76,8 @@ static void naive_run(void *st, int sweeps) {
       KIT_RANGE_PUSH("h2d");
       for (int side = 0; side < 2; ++side)
         if (pl->recv_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part), s->halo.recv[side], bytes,
-                                         cudaMemcpyHostToDevice, s->stream));
+          KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part),
+                                         s->halo.recv[side], bytes, cudaMemcpyHostToDevice, s->stream));
       KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
       KIT_RANGE_POP();
     }
@@ -84,8 +85,12 @@ static void naive_run(void *st, int sweeps) {
   }
 }
 
-static void naive_fetch(void *st, void *out) { ising_dev_block_fetch(&((naive_state *)st)->d, out); }
-static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
+static void naive_fetch(void *st, void *out) {
+  ising_dev_block_fetch(&((naive_state *)st)->d, out);
+}
+static const kit_halo *naive_halo(void *st) {
+  return &((naive_state *)st)->halo;
+}
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
@@ -99,6 +104,10 @@ const ising_variant ising_naive = {
     .name = "naive",
     .summary = "one rank per GPU, one stream: update, then D2H, MPI, H2D per half-sweep (no overlap)",
     .needs_gpu = 1,
-    .setup = naive_setup, .reset = naive_reset, .run = naive_run, .fetch = naive_fetch,
-    .halo = naive_halo, .teardown = naive_teardown,
+    .setup = naive_setup,
+    .reset = naive_reset,
+    .run = naive_run,
+    .fetch = naive_fetch,
+    .halo = naive_halo,
+    .teardown = naive_teardown,
 };

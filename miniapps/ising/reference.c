@@ -65,7 +65,8 @@ long long ising_magnetisation(const ising_params *p, const int8_t *spins) {
   return m;
 }
 
-long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins, long long *energy, int threads) {
+long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins, long long *energy,
+                          int threads) {
   const ising_rules model = ising_rules_of(p);
   ising_rules r = model;
   if (ferro_gauge) { /* the ferromagnet the Mattis model is gauge-equivalent to */

@@ -14,7 +14,9 @@
  * the colour being updated, loaded once when caches hold the planes around it): 4. With
  * --layout msc, in bits: the spin read and written (2), six coupling bits (bonds are stored
  * at both ends, one plane per direction), the other colour's spin (1): 9/8. */
-double ising_bytes_per_flip(const ising_params *p) { return ising_msc(p) ? 9.0 / 8.0 : 4.0; }
+double ising_bytes_per_flip(const ising_params *p) {
+  return ising_msc(p) ? 9.0 / 8.0 : 4.0;
+}
 
 void ising_describe(const ising_params *p, kit_json *j) {
   kit_json_int(j, "lx", p->size[0]);

@@ -8,42 +8,52 @@
 #include "kit/slab.h"
 #include "run.h"
 
-double ising_attempts(const ising_params *p) { return (double)p->size[0] * p->size[1] * p->size[2] * p->samples; }
+double ising_attempts(const ising_params *p) {
+  return (double)p->size[0] * p->size[1] * p->size[2] * p->samples;
+}
 
 int ising_lattice_rules(const kit_env *env, const ising_params *p, const char *variant) {
   for (int d = 0; d < 3; ++d)
     if (p->size[d] % 2 != 0 || p->size[d] < 2)
       return kit_usage_error(env,
-          "ising: --size: every side must be even and at least 2 (two colours along each periodic axis); got %d,%d,%d",
-          p->size[0], p->size[1], p->size[2]);
+                             "ising: --size: every side must be even and at least 2 (two colours along each "
+                             "periodic axis); got %d,%d,%d",
+                             p->size[0], p->size[1], p->size[2]);
   if ((double)p->size[0] * p->size[1] * p->size[2] > 4294967296.0)
-    return kit_usage_error(env, "ising: --size: more than 2^32 sites (the site index is a 32-bit random-number counter)");
+    return kit_usage_error(
+        env, "ising: --size: more than 2^32 sites (the site index is a 32-bit random-number counter)");
   if (p->mattis && p->p_given)
     return kit_usage_error(env, "ising: --p does not apply with --mattis (the couplings are e_i e_j)");
   /* A value rule, not a flag's: msc is a layout the other variants take. */
   if (ising_msc(p) && strcmp(variant, "hybrid") == 0)
-    return kit_usage_error(env,
+    return kit_usage_error(
+        env,
         "ising: --layout msc (one bit per spin) runs on cpu, naive, two-stream and multi-thread, not hybrid "
         "(its CPU share works on bytes: use --layout sliced)");
   if (ising_msc(p) && p->size[0] % 32 != 0)
-    return kit_usage_error(env, "ising: --layout msc: LX must be a multiple of 32 (a row is whole 32-bit words); got LX = %d",
-                           p->size[0]);
+    return kit_usage_error(
+        env, "ising: --layout msc: LX must be a multiple of 32 (a row is whole 32-bit words); got LX = %d",
+        p->size[0]);
   /* Every rank holds whole granules: a sliced rank's boundaries are one-coloured only then. */
   const int planes = ising_global_planes(p), granule = ising_plane_granule(p);
   if (planes / granule < env->nranks) {
     if (granule == 2)
-      return kit_usage_error(env,
-          "ising: --layout %s: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in pairs "
+      return kit_usage_error(
+          env,
+          "ising: --layout %s: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in "
+          "pairs "
           "over at most %d rank(s), not %d (use --layout checkerboard or sides with a larger common divisor)",
           p->layout, p->size[0], p->size[1], p->size[2], planes, planes / 2, env->nranks);
-    return kit_usage_error(env, "ising: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-                           planes, env->nranks);
+    return kit_usage_error(
+        env, "ising: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        planes, env->nranks);
   }
   /* A plane part travels as one MPI message (an int count). */
   const ising_block probe = ising_block_make(p, 0, 1);
   if ((double)probe.part_stride > 2147483647.0)
-    return kit_usage_error(env, "ising: --size/--samples: one plane part of %.0f bytes is too large for one MPI message",
-                           (double)probe.part_stride);
+    return kit_usage_error(
+        env, "ising: --size/--samples: one plane part of %.0f bytes is too large for one MPI message",
+        (double)probe.part_stride);
   return -1;
 }
 
@@ -63,7 +73,8 @@ void ising_memory(const kit_env *env, const ising_params *p, double *host, doubl
   const double slab = (double)b.plane_stride * (2.0 * b.n + 2.0), lattice = ising_attempts(p);
   *host = slab + slab / 2;
   if (env->rank == 0)
-    *host += 2.0 * lattice + (p->run.verify ? (p->mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p->samples : 0.0);
+    *host += 2.0 * lattice +
+             (p->run.verify ? (p->mattis ? 2.0 : 1.0) * lattice + 3.0 * lattice / p->samples : 0.0);
   if (p->run.restart) *host += lattice;
   const double bits = (double)b.plane_stride * (7.0 * b.n + 2.0) / 8.0;
   *device = slab + (ising_msc(p) ? bits : 0.0);

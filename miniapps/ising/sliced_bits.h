@@ -37,7 +37,9 @@
 #include "lattice.h"
 
 /* Words of one plane (every sample). */
-static inline KIT_HD size_t ising_bits_plane_words(const ising_block *b) { return b->plane_stride / 32; }
+static inline KIT_HD size_t ising_bits_plane_words(const ising_block *b) {
+  return b->plane_stride / 32;
+}
 
 /* Word w of the spins (local planes 0..n+1) and the six coupling words at it (planes 1..n)
  * from the byte layout. */
@@ -46,8 +48,8 @@ static inline KIT_HD uint32_t ising_bits_pack_spins(const int8_t *spin, size_t w
   for (int b = 0; b < 32; ++b) v |= (uint32_t)(spin[32 * w + b] < 0) << b;
   return v;
 }
-static inline KIT_HD void ising_bits_pack_couplings(const ising_block *b, const uint8_t *coupling, uint32_t *jbits,
-                                                    size_t w) {
+static inline KIT_HD void ising_bits_pack_couplings(const ising_block *b, const uint8_t *coupling,
+                                                    uint32_t *jbits, size_t w) {
   const size_t pw = ising_bits_plane_words(b), nw = (size_t)b->n * pw;
   for (int d = 0; d < 6; ++d) {
     uint32_t v = 0;
@@ -71,8 +73,9 @@ static inline KIT_HD uint32_t ising_bits_every(uint32_t c, uint32_t m) {
  * ising_field's order; j[d]: the couplings; c[0..2]: the sites whose Philox word is below
  * thr[0..2]. Full adders: (u0 u1 u2) and (u3 u4 u5) to sum and carry bits, those to the
  * count's bits ones, twos, fours. */
-static inline KIT_HD uint32_t ising_bits_flip(uint32_t own, const uint32_t j[6], uint32_t xp, uint32_t yp, uint32_t zp,
-                                              uint32_t xm, uint32_t ym, uint32_t zm, const uint32_t c[3]) {
+static inline KIT_HD uint32_t ising_bits_flip(uint32_t own, const uint32_t j[6], uint32_t xp, uint32_t yp,
+                                              uint32_t zp, uint32_t xm, uint32_t ym, uint32_t zm,
+                                              const uint32_t c[3]) {
   const uint32_t u0 = own ^ xp ^ j[0], u1 = own ^ yp ^ j[1], u2 = own ^ zp ^ j[2];
   const uint32_t u3 = own ^ xm ^ j[3], u4 = own ^ ym ^ j[4], u5 = own ^ zm ^ j[5];
   const uint32_t s1 = u0 ^ u1 ^ u2, c1 = (u0 & u1) | (u2 & (u0 ^ u1));
@@ -88,7 +91,9 @@ static inline KIT_HD uint32_t ising_bits_flip(uint32_t own, const uint32_t j[6],
  * are a third of the kernel's instructions. */
 static inline KIT_HD uint32_t ising_bits_mark(uint32_t m, uint32_t word, uint32_t thr, uint32_t bit) {
 #ifdef __CUDA_ARCH__
-  asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\t@p or.b32 %0, %0, %3;\n\t}" : "+r"(m) : "r"(word), "r"(thr), "r"(bit));
+  asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\t@p or.b32 %0, %0, %3;\n\t}"
+      : "+r"(m)
+      : "r"(word), "r"(thr), "r"(bit));
   return m;
 #else
   return word < thr ? m | bit : m;
@@ -104,7 +109,9 @@ typedef struct ising_bits_plan {
 } ising_bits_plan;
 
 /* A launch's shape: threads per word (1, 2 or 4) and slices per run. */
-typedef struct ising_bits_shape { int parts, run; } ising_bits_shape;
+typedef struct ising_bits_shape {
+  int parts, run;
+} ising_bits_shape;
 
 /* The shape of a launch of N slices of `words` words (a plane, every sample), when slots[i]
  * blocks of `tpb` threads fit on the GPU at once with 1, 2, 4 threads a word (i = 0, 1, 2):
@@ -127,15 +134,20 @@ static inline ising_bits_shape ising_bits_shape_of(long long words, int N, const
 }
 
 static inline ising_bits_plan ising_bits_plan_of(const ising_block *b, ising_planes pl, int run) {
-  const ising_bits_plan d = {kit_fastdiv_make((uint32_t)b->L[0] / 32), kit_fastdiv_make((uint32_t)b->rows),
-                             kit_fastdiv_make((uint32_t)b->L[1]),      kit_fastdiv_make((uint32_t)b->m),
-                             (uint32_t)ising_global_plane(b, pl.first), (uint32_t)(b->L[2] / b->m),
+  const ising_bits_plan d = {kit_fastdiv_make((uint32_t)b->L[0] / 32),
+                             kit_fastdiv_make((uint32_t)b->rows),
+                             kit_fastdiv_make((uint32_t)b->L[1]),
+                             kit_fastdiv_make((uint32_t)b->m),
+                             (uint32_t)ising_global_plane(b, pl.first),
+                             (uint32_t)(b->L[2] / b->m),
                              run};
   return d;
 }
 
 /* Runs of a launch of N slices. */
-static inline KIT_HD int ising_bits_runs(ising_planes pl, int run) { return (pl.count + run - 1) / run; }
+static inline KIT_HD int ising_bits_runs(ising_planes pl, int run) {
+  return (pl.count + run - 1) / run;
+}
 
 /* A word as the neighbours read it: not changed during the half-sweep. */
 static inline KIT_HD uint32_t ising_bits_ro(const uint32_t *p) {
@@ -163,9 +175,12 @@ static inline KIT_HD uint32_t ising_bits_load_part(const uint32_t *w, int part, 
 }
 static inline KIT_HD void ising_bits_store_part(uint32_t *w, int part, int P, uint32_t v) {
 #ifdef __CUDA_ARCH__
-  if (P == 1) *w = v;
-  else if (P == 2) ((uint16_t *)w)[part] = (uint16_t)(v >> 16 * part);
-  else ((uint8_t *)w)[part] = (uint8_t)(v >> 8 * part);
+  if (P == 1)
+    *w = v;
+  else if (P == 2)
+    ((uint16_t *)w)[part] = (uint16_t)(v >> 16 * part);
+  else
+    ((uint8_t *)w)[part] = (uint8_t)(v >> 8 * part);
 #else
   memcpy((char *)w + 4 / P * part, (const char *)&v + 4 / P * part, (size_t)(4 / P));
 #endif
@@ -177,9 +192,10 @@ static inline KIT_HD void ising_bits_store_part(uint32_t *w, int part, int P, ui
  * K - 1, K = 4 / P: its 2K groups a base. More threads a word serve launches with too few
  * words to fill the GPU (a one-slice boundary launch, small lattices); each repeats the
  * word's update for its own bits. */
-static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_block *b, const ising_bits_plan *dv,
-                                            uint32_t *sbits, const uint32_t *jbits, ising_planes pl, int colour,
-                                            uint32_t t, uint32_t unit, int part, int P, int run) {
+static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_block *b,
+                                            const ising_bits_plan *dv, uint32_t *sbits, const uint32_t *jbits,
+                                            ising_planes pl, int colour, uint32_t t, uint32_t unit, int part,
+                                            int P, int run) {
   const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], m = (uint32_t)b->m, Q = dv->Q;
   const uint32_t W = LX / 32;
   const int K = 4 / P, G = 2 * K;
@@ -217,7 +233,8 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
   /* cm[s][c]: the part's sites of slice j + s whose word is below thr[c], as far as drawn, at
    * bit 8 g/2 + 2e + p of the part (shifted into place for the update). */
   uint32_t cm[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  const uint32_t base_s = 32 * a + 8 * kk0 + LX * (y + LY * m * q); /* the part's first site, without its z mod m */
+  const uint32_t base_s =
+      32 * a + 8 * kk0 + LX * (y + LY * m * q); /* the part's first site, without its z mod m */
   for (int j = j0; j < i1; ++j) {
     for (int g = 0; g < G; ++g) {
       const uint32_t s0 = base_s + 8 * (uint32_t)(g >> 1) + (uint32_t)(g & 1) + LX * LY * z0[g];
@@ -239,12 +256,14 @@ static inline KIT_HD void ising_bits_thread(const ising_rules *r, const ising_bl
         zp = (u0 & ~top) | (ising_bits_ro(up + dqp) & top);
         zm = (d0 & ~bot) | (ising_bits_ro(dn + dqm) & bot);
       }
-      const uint32_t xp = u0 >> 1 | ising_bits_ro(up + dxp) << 31, xm = d0 << 1 | ising_bits_ro(dn + dxm) >> 31;
+      const uint32_t xp = u0 >> 1 | ising_bits_ro(up + dxp) << 31,
+                     xm = d0 << 1 | ising_bits_ro(dn + dxm) >> 31;
       uint32_t jw[6];
       for (int dd = 0; dd < 6; ++dd) jw[dd] = ising_bits_ro(jb + dd * nw);
       const uint32_t c[3] = {cm[0][0] << shift, cm[0][1] << shift, cm[0][2] << shift};
       const uint32_t s = ising_bits_load_part(own, part, P);
-      const uint32_t f = ising_bits_flip(s, jw, xp, ising_bits_ro(up + dyp), zp, xm, ising_bits_ro(dn + dym), zm, c);
+      const uint32_t f =
+          ising_bits_flip(s, jw, xp, ising_bits_ro(up + dyp), zp, xm, ising_bits_ro(dn + dym), zm, c);
       ising_bits_store_part(own, part, P, s ^ f); /* the part's bytes only */
     }
     for (int s = 0; s < 3; ++s)

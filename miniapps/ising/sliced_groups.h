@@ -45,7 +45,9 @@ static inline KIT_HD int ising_grouped(const ising_block *b, ising_planes pl) {
 }
 
 /* Bases of a launch of N slices: -3 .. N - 1. */
-static inline KIT_HD int ising_octet_bases(ising_planes pl) { return pl.count + 3; }
+static inline KIT_HD int ising_octet_bases(ising_planes pl) {
+  return pl.count + 3;
+}
 
 /* What the kernel's index arithmetic needs, made once on the host and passed by value: the
  * divisors as multiply-highs (kit/fastdiv.h; a division loop would cost more per thread than
@@ -57,12 +59,10 @@ typedef struct ising_octet_plan {
 } ising_octet_plan;
 
 static inline ising_octet_plan ising_octet_plan_of(const ising_block *b, ising_planes pl) {
-  const ising_octet_plan d = {kit_fastdiv_make((uint32_t)b->L[0] / 8),
-                              kit_fastdiv_make((uint32_t)b->L[1]),
-                              kit_fastdiv_make((uint32_t)b->m),
-                              kit_fastdiv_make((uint32_t)ising_octet_bases(pl)),
-                              (uint32_t)ising_global_plane(b, pl.first),
-                              (uint32_t)(b->L[2] / b->m)};
+  const ising_octet_plan d = {
+      kit_fastdiv_make((uint32_t)b->L[0] / 8),   kit_fastdiv_make((uint32_t)b->L[1]),
+      kit_fastdiv_make((uint32_t)b->m),          kit_fastdiv_make((uint32_t)ising_octet_bases(pl)),
+      (uint32_t)ising_global_plane(b, pl.first), (uint32_t)(b->L[2] / b->m)};
   return d;
 }
 
@@ -94,7 +94,9 @@ static inline KIT_HD uint32_t ising_prmt(uint32_t x, uint32_t y, uint32_t s) {
 }
 
 /* Bytes 0, 1 of x and 2, 3 of y. */
-static inline KIT_HD uint32_t ising_pairs(uint32_t x, uint32_t y) { return ising_prmt(x, y, 0x7610); }
+static inline KIT_HD uint32_t ising_pairs(uint32_t x, uint32_t y) {
+  return ising_prmt(x, y, 0x7610);
+}
 
 /* An octet is two 32-bit words, its sites 0..3 (members 0, 1) and 4..7 (members 2, 3) in x
  * order. Site i = 2e + g takes byte i of member e's 8-block p[e] (+ off words): bytes 0, 1 of
@@ -115,8 +117,8 @@ static inline KIT_HD void ising_gather(const uint32_t *const p[4], int off, int 
 static inline KIT_HD uint32_t ising_unsat2(uint32_t own, uint32_t j, uint32_t xp, uint32_t yp, uint32_t zp,
                                            uint32_t xm, uint32_t ym, uint32_t zm) {
   const uint32_t M = 0x02020202u;
-  return ((own ^ xp ^ j << 1) & M) + ((own ^ yp ^ j) & M) + ((own ^ zp ^ j >> 1) & M) + ((own ^ xm ^ j >> 2) & M) +
-         ((own ^ ym ^ j >> 3) & M) + ((own ^ zm ^ j >> 4) & M);
+  return ((own ^ xp ^ j << 1) & M) + ((own ^ yp ^ j) & M) + ((own ^ zp ^ j >> 1) & M) +
+         ((own ^ xm ^ j >> 2) & M) + ((own ^ ym ^ j >> 3) & M) + ((own ^ zm ^ j >> 4) & M);
 }
 
 /* The Metropolis decision by integer threshold of a site with u2 = 2 x unsatisfied bonds
@@ -164,30 +166,33 @@ typedef struct ising_octet_raw {
   uint32_t rL0, rL1, rL2, rH2, rH3, rH4; /* L(O0), L(O1), L(O2), H(O2), H(O3), H(O4) */
   uint32_t nL1, nL2, nH3, nH4;           /* L(O1), L(O2), H(O3), H(O4) in the row of y + 1 */
   uint32_t sL0, sL1, sH2, sH3;           /* L(O0), L(O1), H(O2), H(O3) in the row of y - 1 */
-  uint32_t next, prev; /* +x of site 7: first byte of the next block in O4; -x of site 0: last of the previous in O0 */
+  uint32_t next,
+      prev; /* +x of site 7: first byte of the next block in O4; -x of site 0: last of the previous in O0 */
 } ising_octet_raw;
 
-static inline KIT_HD void ising_octet_load(ising_octet_raw *w, const uint32_t *const P[4], const uint32_t *const C[4],
-                                           const uint32_t *const O[5], const ising_octet_pos *ps, int nb, int pb) {
+static inline KIT_HD void ising_octet_load(ising_octet_raw *w, const uint32_t *const P[4],
+                                           const uint32_t *const C[4], const uint32_t *const O[5],
+                                           const ising_octet_pos *ps, int nb, int pb) {
   w->oL0 = ising_ldw(P[0], 0, 0), w->oL1 = ising_ldw(P[1], 0, 0), w->oH2 = ising_ldw(P[2], 1, 0),
   w->oH3 = ising_ldw(P[3], 1, 0);
   w->cL0 = ising_ldw(C[0], 0, 1), w->cL1 = ising_ldw(C[1], 0, 1), w->cH2 = ising_ldw(C[2], 1, 1),
   w->cH3 = ising_ldw(C[3], 1, 1);
   w->rL0 = ising_ldw(O[0], 0, 1), w->rL1 = ising_ldw(O[1], 0, 1), w->rL2 = ising_ldw(O[2], 0, 1),
   w->rH2 = ising_ldw(O[2], 1, 1), w->rH3 = ising_ldw(O[3], 1, 1), w->rH4 = ising_ldw(O[4], 1, 1);
-  w->nL1 = ising_ldw(O[1], ps->dyp, 1), w->nL2 = ising_ldw(O[2], ps->dyp, 1), w->nH3 = ising_ldw(O[3], ps->dyp + 1, 1),
-  w->nH4 = ising_ldw(O[4], ps->dyp + 1, 1);
-  w->sL0 = ising_ldw(O[0], ps->dym, 1), w->sL1 = ising_ldw(O[1], ps->dym, 1), w->sH2 = ising_ldw(O[2], ps->dym + 1, 1),
-  w->sH3 = ising_ldw(O[3], ps->dym + 1, 1);
+  w->nL1 = ising_ldw(O[1], ps->dyp, 1), w->nL2 = ising_ldw(O[2], ps->dyp, 1),
+  w->nH3 = ising_ldw(O[3], ps->dyp + 1, 1), w->nH4 = ising_ldw(O[4], ps->dyp + 1, 1);
+  w->sL0 = ising_ldw(O[0], ps->dym, 1), w->sL1 = ising_ldw(O[1], ps->dym, 1),
+  w->sH2 = ising_ldw(O[2], ps->dym + 1, 1), w->sH3 = ising_ldw(O[3], ps->dym + 1, 1);
   w->next = ((const uint8_t *)O[4])[nb], w->prev = ((const uint8_t *)O[0])[pb];
 }
 
 /* An octet's update from its words: the site words, the z-wrap corrections, the bond count,
  * the draws, the decisions and the stores. P[e] is member e's block, inl the bytes of the
  * members inside the launch, z00 the z mod m of group 0, k the sample. */
-static inline KIT_HD void ising_octet_finish(const ising_rules *r, const ising_block *b, const ising_octet_pos *ps,
-                                             const uint32_t *const P[4], const uint32_t inl[2], uint32_t z00,
-                                             uint32_t k, int colour, uint32_t t, const ising_octet_raw *w) {
+static inline KIT_HD void ising_octet_finish(const ising_rules *r, const ising_block *b,
+                                             const ising_octet_pos *ps, const uint32_t *const P[4],
+                                             const uint32_t inl[2], uint32_t z00, uint32_t k, int colour,
+                                             uint32_t t, const ising_octet_raw *w) {
   const uint32_t LX = (uint32_t)b->L[0], LY = (uint32_t)b->L[1], m = (uint32_t)b->m;
   const uint32_t o[2] = {ising_pairs(w->oL0, w->oL1), ising_pairs(w->oH2, w->oH3)};
   const uint32_t jo[2] = {ising_pairs(w->cL0, w->cL1), ising_pairs(w->cH2, w->cH3)};
@@ -265,8 +270,9 @@ static inline KIT_HD uint32_t ising_octet_z0(const ising_block *b, const ising_o
                                              const ising_octet_pos *ps, int j) {
   const uint32_t m = (uint32_t)b->m;
   uint32_t z;
-  kit_fastdiv_qr(dv->m, dv->g0 + (uint32_t)(2 * j) + 6 * m + (uint32_t)b->L[0] + (uint32_t)b->L[1] - 8 * ps->a - ps->y,
-                 &z);
+  kit_fastdiv_qr(
+      dv->m, dv->g0 + (uint32_t)(2 * j) + 6 * m + (uint32_t)b->L[0] + (uint32_t)b->L[1] - 8 * ps->a - ps->y,
+      &z);
   return z;
 }
 
@@ -275,18 +281,23 @@ static inline KIT_HD uint32_t ising_octet_z0(const ising_block *b, const ising_o
  * inside it (so every address is in the slab) and never written; O_k is the plane below
  * member k where k is inside the launch, else the one above member k - 1, so that every
  * member inside reads its own neighbours. */
-static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
-                                             const ising_octet_pos *ps, int8_t *spin, const uint8_t *coupling,
-                                             ising_planes pl, int colour, uint32_t t, uint32_t k, int j) {
+static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_block *b,
+                                             const ising_octet_plan *dv, const ising_octet_pos *ps,
+                                             int8_t *spin, const uint8_t *coupling, ising_planes pl,
+                                             int colour, uint32_t t, uint32_t k, int j) {
   const int pw = ps->pw;
-  const int8_t *const base = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] + 8 * ps->a;
+  const int8_t *const base =
+      spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] + 8 * ps->a;
   const uint32_t *P[4], *C[4], *O[5];
   uint32_t inl[2] = {0, 0}; /* 0xffff in the bytes of the members inside the launch */
   int in[4];
   for (int e = 0; e < 4; ++e) {
     const int i = j + e;
     in[e] = i >= 0 && i < pl.count;
-    const int8_t *blk = base + (size_t)(pl.first + pl.step * (in[e] ? i : i < 0 ? 0 : pl.count - 1)) * b->plane_stride;
+    const int8_t *blk = base + (size_t)(pl.first + pl.step * (in[e]   ? i
+                                                              : i < 0 ? 0
+                                                                      : pl.count - 1)) *
+                                   b->plane_stride;
     P[e] = (const uint32_t *)blk;
     C[e] = (const uint32_t *)(coupling + (blk - spin) - b->plane_stride); /* couplings start at plane 1 */
     if (in[e]) inl[e >> 1] |= 0xffffu << 16 * (e & 1);
@@ -303,14 +314,15 @@ static inline KIT_HD void ising_octet_update(const ising_rules *r, const ising_b
  * words the one before it loaded, and loads 10 words and 2 bytes instead of 26 and 2. The
  * words carried over hold only bytes this thread updates itself later (the pair of its next
  * base's member 0 or 2), or bytes of the other colour, which no thread changes now. */
-static inline KIT_HD void ising_octet_run(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
-                                          const ising_octet_pos *ps, int8_t *spin, const uint8_t *coupling,
-                                          ising_planes pl, int colour, uint32_t t, uint32_t k, int j0, int R) {
+static inline KIT_HD void ising_octet_run(const ising_rules *r, const ising_block *b,
+                                          const ising_octet_plan *dv, const ising_octet_pos *ps, int8_t *spin,
+                                          const uint8_t *coupling, ising_planes pl, int colour, uint32_t t,
+                                          uint32_t k, int j0, int R) {
   const int pw = ps->pw, dyp = ps->dyp, dym = ps->dym, m = b->m;
   const int nb = ising_octet_next(b, ps), pb = ising_octet_prev(b, ps);
-  const int8_t *const blk0 = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] + 8 * ps->a +
-                             (size_t)(pl.first + 2 * j0) * b->plane_stride;
-  const uint32_t *p = (const uint32_t *)blk0;                                          /* P_0 */
+  const int8_t *const blk0 = spin + (size_t)k * b->part_sites + (size_t)ps->row * (uint32_t)b->L[0] +
+                             8 * ps->a + (size_t)(pl.first + 2 * j0) * b->plane_stride;
+  const uint32_t *p = (const uint32_t *)blk0;                                         /* P_0 */
   const uint32_t *c = (const uint32_t *)(coupling + (blk0 - spin) - b->plane_stride); /* its couplings */
   ising_octet_raw w;
   {
@@ -329,8 +341,10 @@ static inline KIT_HD void ising_octet_run(const ising_rules *r, const ising_bloc
       w.cL0 = w.cL1, w.cL1 = ising_ldw(c, 2 * pw, 1), w.cH2 = w.cH3, w.cH3 = ising_ldw(c, 6 * pw + 1, 1);
       w.rL0 = w.rL1, w.rL1 = w.rL2, w.rL2 = ising_ldw(p, 3 * pw, 1);
       w.rH2 = w.rH3, w.rH3 = w.rH4, w.rH4 = ising_ldw(p, 7 * pw + 1, 1);
-      w.nL1 = w.nL2, w.nL2 = ising_ldw(p, 3 * pw + dyp, 1), w.nH3 = w.nH4, w.nH4 = ising_ldw(p, 7 * pw + dyp + 1, 1);
-      w.sL0 = w.sL1, w.sL1 = ising_ldw(p, pw + dym, 1), w.sH2 = w.sH3, w.sH3 = ising_ldw(p, 5 * pw + dym + 1, 1);
+      w.nL1 = w.nL2, w.nL2 = ising_ldw(p, 3 * pw + dyp, 1), w.nH3 = w.nH4,
+      w.nH4 = ising_ldw(p, 7 * pw + dyp + 1, 1);
+      w.sL0 = w.sL1, w.sL1 = ising_ldw(p, pw + dym, 1), w.sH2 = w.sH3,
+      w.sH3 = ising_ldw(p, 5 * pw + dym + 1, 1);
       w.next = ((const uint8_t *)(p + 7 * pw))[nb], w.prev = ((const uint8_t *)(p - pw))[pb];
       z = z + 2 >= (uint32_t)m ? z + 2 - (uint32_t)m : z + 2;
     }
@@ -345,9 +359,10 @@ enum { ISING_OCTET_BASES = 8 }; /* bases per thread (measured before the run: 4 
  * (N + 3) + j + 3, cut at the launch's end) of the 8-block `unit`; consecutive bases of one
  * sample with every member inside the launch share their loads (ising_octet_run), the others
  * go one by one. */
-static inline KIT_HD void ising_octet_thread(const ising_rules *r, const ising_block *b, const ising_octet_plan *dv,
-                                             int8_t *spin, const uint8_t *coupling, ising_planes pl, int colour,
-                                             uint32_t t, uint32_t pk0, uint32_t unit) {
+static inline KIT_HD void ising_octet_thread(const ising_rules *r, const ising_block *b,
+                                             const ising_octet_plan *dv, int8_t *spin,
+                                             const uint8_t *coupling, ising_planes pl, int colour, uint32_t t,
+                                             uint32_t pk0, uint32_t unit) {
   const ising_octet_pos ps = ising_octet_pos_of(b, dv, unit);
   const uint32_t pks = (uint32_t)ising_octet_bases(pl) * (uint32_t)b->samples;
   const uint32_t last = (pk0 + ISING_OCTET_BASES < pks ? pk0 + ISING_OCTET_BASES : pks) - 1;

@@ -20,7 +20,7 @@ typedef struct two_stream_state {
   ising_dev_block d;
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this half-sweep's boundary kernel is done */
-  cudaEvent_t bulk_done; /* this half-sweep's bulk is done */
+  cudaEvent_t bulk_done;     /* this half-sweep's bulk is done */
   kit_halo halo;
   ising_plan plan[2];
   uint32_t sweep;
@@ -40,8 +40,8 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1,
-                      1, 1);
+  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP],
+                      ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 1, 1);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
   ising_prime_inboxes(s->halo.recv, ising_message_bytes(c->p, &c->blk));
   return s;
@@ -75,7 +75,8 @@ static void ts_run(void *st, int sweeps) {
       g = kit_gpu_range_begin("d2h", s->boundary);
       for (int side = 0; side < 2; ++side)
         if (pl->send_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side], ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
+          KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side],
+                                         ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
                                          cudaMemcpyDeviceToHost, s->boundary));
       kit_gpu_range_end(g, s->boundary);
 
@@ -104,8 +105,8 @@ static void ts_run(void *st, int sweeps) {
       g = kit_gpu_range_begin("h2d", s->boundary);
       for (int side = 0; side < 2; ++side)
         if (pl->recv_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part), s->halo.recv[side], bytes,
-                                         cudaMemcpyHostToDevice, s->boundary));
+          KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part),
+                                         s->halo.recv[side], bytes, cudaMemcpyHostToDevice, s->boundary));
       kit_gpu_range_end(g, s->boundary);
     }
     KIT_RANGE_POP();
@@ -116,8 +117,12 @@ static void ts_run(void *st, int sweeps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, void *out) { ising_dev_block_fetch(&((two_stream_state *)st)->d, out); }
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
+static void ts_fetch(void *st, void *out) {
+  ising_dev_block_fetch(&((two_stream_state *)st)->d, out);
+}
+static const kit_halo *ts_halo(void *st) {
+  return &((two_stream_state *)st)->halo;
+}
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;
@@ -134,6 +139,10 @@ const ising_variant ising_two_stream = {
     .name = "two-stream",
     .summary = "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream",
     .needs_gpu = 1,
-    .setup = ts_setup, .reset = ts_reset, .run = ts_run, .fetch = ts_fetch,
-    .halo = ts_halo, .teardown = ts_teardown,
+    .setup = ts_setup,
+    .reset = ts_reset,
+    .run = ts_run,
+    .fetch = ts_fetch,
+    .halo = ts_halo,
+    .teardown = ts_teardown,
 };

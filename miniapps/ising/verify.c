@@ -1,16 +1,18 @@
 /* verify.c: observables and the checks of every run (README.md "Checks").
  * The oracle is the serial logical-order simulation of reference.c; the other checks need
  * no oracle: the Mattis gauge identity and the ferromagnet's magnetisation. */
+#include "verify.h"
+
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
-#include "verify.h"
 
 int8_t *ising_gather_logical(const ising_params *p, const ising_block *b, const int8_t *interior) {
-  int8_t *layout = kit_gather_planes(MPI_COMM_WORLD, interior, b->k0, b->n, b->plane_stride, b->nplanes, MPI_INT8_T, 1);
+  int8_t *layout =
+      kit_gather_planes(MPI_COMM_WORLD, interior, b->k0, b->n, b->plane_stride, b->nplanes, MPI_INT8_T, 1);
   if (!layout) return NULL;
   const ising_block whole = ising_block_make(p, 0, b->nplanes);
   int8_t *logical = kit_malloc((size_t)b->nplanes * b->plane_stride, "lattice in logical order");
@@ -55,7 +57,8 @@ double ising_observables(const ising_params *p, const kit_env *env, const int8_t
 #define FERRO_LOW_T 2.0
 #define FERRO_HIGH_T 9.0
 
-void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logical, double m_mean, kit_report *r) {
+void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logical, double m_mean,
+                  kit_report *r) {
   const size_t N = (size_t)p->size[0] * p->size[1] * p->size[2];
   const size_t all = N * p->samples;
   /* On rank 0: differing spins, the oracle's tracking error, and the Mattis comparisons. */
@@ -94,10 +97,12 @@ void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logic
   kit_report_check(r, "oracle_bitwise", res[0] == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[0], 0,
                    "%.0f of %zu spins differ from the oracle after %d sweeps", res[0], all, p->run.iters);
   kit_report_check(r, "energy_tracking", res[1] == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[1], 0,
-                   "oracle's energy summed flip by flip vs recomputed each sweep: max difference %.0f", res[1]);
+                   "oracle's energy summed flip by flip vs recomputed each sweep: max difference %.0f",
+                   res[1]);
   if (p->mattis) {
     kit_report_check(r, "mattis_energy", res[2] == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[2], 0,
-                     "energy after each sweep equals the gauge-transformed ferromagnet's (%.0f differ)", res[2]);
+                     "energy after each sweep equals the gauge-transformed ferromagnet's (%.0f differ)",
+                     res[2]);
     kit_report_check(r, "mattis_spins", res[3] == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[3], 0,
                      "final spins are e_i times the ferromagnet's (%.0f differ)", res[3]);
   }
@@ -108,13 +113,15 @@ void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logic
   const int ferro = p->p == 0.0 && !p->mattis;
   if (ferro && strcmp(p->init, "up") == 0 && p->temp <= FERRO_LOW_T) {
     kit_report_check(r, "ferro_low_T", m_mean >= 0.95 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, m_mean, 0.95,
-                     "p = 0, T = %g <= %g from all up: magnetisation %.4f >= 0.95", p->temp, FERRO_LOW_T, m_mean);
+                     "p = 0, T = %g <= %g from all up: magnetisation %.4f >= 0.95", p->temp, FERRO_LOW_T,
+                     m_mean);
   }
   if (ferro && p->temp >= FERRO_HIGH_T && p->run.iters >= 20) {
     const double bound = 5.0 * sqrt(2.5 / ((double)N * p->samples));
     if (bound < 1.0)
-      kit_report_check(r, "ferro_high_T", fabs(m_mean) <= bound ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, fabs(m_mean),
-                       bound, "p = 0, T = %g >= %g after %d sweeps: |magnetisation| %.4f <= %.4f", p->temp,
+      kit_report_check(r, "ferro_high_T", fabs(m_mean) <= bound ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                       fabs(m_mean), bound,
+                       "p = 0, T = %g >= %g after %d sweeps: |magnetisation| %.4f <= %.4f", p->temp,
                        FERRO_HIGH_T, p->run.iters, fabs(m_mean), bound);
     else
       kit_report_check(r, "ferro_high_T", KIT_VERIFY_SKIPPED, fabs(m_mean), bound,

@@ -11,5 +11,6 @@ int8_t *ising_gather_logical(const ising_params *p, const ising_block *b, const 
  * logical lattice, recorded on every rank; returns the mean magnetisation. Collective. */
 double ising_observables(const ising_params *p, const kit_env *env, const int8_t *logical, kit_report *r);
 /* Every check of README.md "Checks", recorded on every rank. Collective. */
-void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logical, double m_mean, kit_report *r);
+void ising_verify(const ising_params *p, const kit_env *env, const int8_t *logical, double m_mean,
+                  kit_report *r);
 #endif

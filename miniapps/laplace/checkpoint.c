@@ -2,11 +2,12 @@
  * A checkpoint holds the gathered interior after some step; a restart starts every variant
  * from it (through laplace_fill, which every variant's set-up calls) and runs the remaining
  * steps, so the result equals the uninterrupted run bit for bit, with any rank count. */
+#include "kit/checkpoint.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
-#include "kit/checkpoint.h"
 #include "kit/halo.h"
 #include "laplace.h"
 #include "verify.h"
@@ -46,8 +47,8 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
     uint64_t step = 0;
     char err[256];
     /* The header was checked before anything was allocated; a failure now is I/O. */
-    if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all, err,
-                            sizeof err))
+    if (kit_checkpoint_read(p->run.restart, "laplace", ident, n, sizeof(double), plane * (uint64_t)NZ, &step,
+                            all, err, sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
     /* Replaced since the pre-run check read it (another run writing the same path): its
      * field belongs to another step than the one this run starts from. */

@@ -68,7 +68,9 @@ static void cpu_fetch(void *st, void *out) {
   laplace_copy_interior(&s->c.blk, s->u, 1, s->c.blk.nz + 1, interior);
 }
 
-static const kit_halo *cpu_halo(void *st) { return &((cpu_state *)st)->halo; }
+static const kit_halo *cpu_halo(void *st) {
+  return &((cpu_state *)st)->halo;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;

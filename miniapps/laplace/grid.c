@@ -42,7 +42,8 @@ void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
           u[c] = p->restart[((size_t)(k - p->restart_k0) * NY + (size_t)(j - 1)) * NX + (size_t)(i - 1)];
         } else if (random) {
           /* Keyed by the global point index: identical for any decomposition. */
-          const uint64_t gid = (uint64_t)i + ((uint64_t)NX + 2) * ((uint64_t)j + ((uint64_t)NY + 2) * (uint64_t)k);
+          const uint64_t gid =
+              (uint64_t)i + ((uint64_t)NX + 2) * ((uint64_t)j + ((uint64_t)NY + 2) * (uint64_t)k);
           u[c] = kit_philox_uniform(key0, key1, (uint32_t)gid, (uint32_t)(gid >> 32), 0, 0, 0);
         } else {
           u[c] = 0.0;
@@ -53,8 +54,8 @@ void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
 
 /* The loop body shared by both entry points: rows of planes [l0, l1), split over the
  * threads of the innermost enclosing team (orphaned worksharing; serial without a team). */
-void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
-                        int l0, int l1) {
+void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
+                        int l1) {
   const double alpha = p->alpha, beta = p->beta;
   const size_t sy = b->sy, sz = b->sz;
   const int nx = b->nx, ny = b->ny;
@@ -66,13 +67,13 @@ void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const d
       double *restrict o = un + row;
 #pragma omp simd
       for (int i = 1; i <= nx; ++i)
-        o[i] = laplace_update(c[i], c[i + 1], c[i + sy], c[i + sz], c[i - 1], c[i - sy], c[i - sz],
-                              alpha, beta);
+        o[i] =
+            laplace_update(c[i], c[i + 1], c[i + sy], c[i + sz], c[i - 1], c[i - sy], c[i - sz], alpha, beta);
     }
 }
 
-void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un,
-                        int l0, int l1, int threads) {
+void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
+                        int l1, int threads) {
   if (l1 <= l0) return;
 #pragma omp parallel num_threads(threads)
   laplace_sweep_rows(p, b, u, un, l0, l1);
@@ -92,9 +93,11 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
 void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device) {
   const double plane = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0;
   const double slab = plane * (kit_block_split(p->size[2], env->nranks, env->rank).count + 2);
-  const double whole = plane * (p->size[2] + 2), interior = 8.0 * p->size[0] * (double)p->size[1] * p->size[2];
+  const double whole = plane * (p->size[2] + 2),
+               interior = 8.0 * p->size[0] * (double)p->size[1] * p->size[2];
   *host = 3.0 * slab;
-  if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint)) *host += 2.0 * whole + 2.0 * interior;
+  if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint))
+    *host += 2.0 * whole + 2.0 * interior;
   if (env->rank == 0 && p->run.restart) *host += interior;
   *device = 3.0 * slab;
 }
@@ -104,11 +107,15 @@ void laplace_memory(const laplace_params *p, const kit_env *env, double *host, d
 int laplace_check(const kit_env *env, void *params, const char *variant) {
   const laplace_params *p = params;
   if (p->size[2] < env->nranks)
-    return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-                           p->size[2], env->nranks);
+    return kit_usage_error(
+        env,
+        "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p->size[2], env->nranks);
   /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles. */
   if (((double)p->size[0] + 2 + 15) / 16 * 16 * ((double)p->size[1] + 2) > 2147483647.0)
-    return kit_usage_error(env, "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message (at most 2^31-1 values)",
+    return kit_usage_error(env,
+                           "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message "
+                           "(at most 2^31-1 values)",
                            p->size[0], p->size[1]);
   /* The GPU kernel's grid covers y and z with blocks of at least one row and one plane. */
   if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))

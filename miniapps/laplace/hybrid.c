@@ -20,14 +20,14 @@
 
 typedef struct hybrid_state {
   laplace_ctx c;
-  int ng, nc;                /* planes on the GPU and on the CPU */
-  laplace_dev_block d;       /* GPU part: planes 1..ng, ghosts 0 and ng+1 */
-  laplace_block hb;          /* CPU part: planes 1..nc, ghost 0 is the GPU's plane ng */
-  double *hu, *hun;          /* CPU fields, page-locked so planes copy asynchronously */
+  int ng, nc;          /* planes on the GPU and on the CPU */
+  laplace_dev_block d; /* GPU part: planes 1..ng, ghosts 0 and ng+1 */
+  laplace_block hb;    /* CPU part: planes 1..nc, ghost 0 is the GPU's plane ng */
+  double *hu, *hun;    /* CPU fields, page-locked so planes copy asynchronously */
   cudaStream_t boundary, bulk, data;
   cudaEvent_t boundary_done, bulk_done, data_done; /* order steps without host syncs */
-  kit_halo halo;             /* pinned staging for the GPU's external planes */
-  int threads_comm, threads_interior; /* sizes of the two thread groups */
+  kit_halo halo;                                   /* pinned staging for the GPU's external planes */
+  int threads_comm, threads_interior;              /* sizes of the two thread groups */
 } hybrid_state;
 
 static void *hy_setup(const void *arg) {
@@ -85,8 +85,8 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
   const laplace_params *p = s->c.p;
   const size_t plane = b->sz * sizeof(double);
   const int nc = s->nc, ng = s->ng;
-  double *cpu_ghost_below = nc ? hun : NULL;                        /* GPU plane ng lands here */
-  double *cpu_top = nc ? hun + (size_t)nc * hb->sz : NULL;          /* goes to the rank above */
+  double *cpu_ghost_below = nc ? hun : NULL;               /* GPU plane ng lands here */
+  double *cpu_top = nc ? hun + (size_t)nc * hb->sz : NULL; /* goes to the rank above */
   double *cpu_ghost_above = nc ? hun + (size_t)(nc + 1) * hb->sz : NULL;
 
 #pragma omp master
@@ -177,8 +177,8 @@ static void hy_run(void *st, int steps) {
   {
     /* Both groups must exist, or group 0 would wait at the two-party barrier forever. */
     if (omp_get_num_threads() != 2)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "hybrid needs 2 OpenMP threads at the outer level, got %d",
-              omp_get_num_threads());
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "hybrid needs 2 OpenMP threads at the outer level, got %d", omp_get_num_threads());
     const int group = omp_get_thread_num(); /* 0: communication group, 1: CPU interior */
 #pragma omp parallel num_threads(group == 0 ? s->threads_comm : s->threads_interior)
     {
@@ -219,7 +219,9 @@ static void hy_fetch(void *st, void *out) {
     laplace_copy_interior(&s->hb, s->hu, 1, s->nc + 1, (double *)out + (size_t)s->ng * s->hb.nx * s->hb.ny);
 }
 
-static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
+static const kit_halo *hy_halo(void *st) {
+  return &((hybrid_state *)st)->halo;
+}
 
 static void hy_teardown(void *st) {
   hybrid_state *s = st;

@@ -12,8 +12,8 @@
 #include "stencil.h"
 
 template <int UNROLL>
-__global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int nx,
-                                     int ny, size_t sy, size_t sz, int l0, int l1, int run, double alpha,
+__global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int nx, int ny,
+                                     size_t sy, size_t sz, int l0, int l1, int run, double alpha,
                                      double beta) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
   const int j = blockIdx.y * blockDim.y + threadIdx.y + 1;
@@ -57,8 +57,10 @@ extern "C" void launch_laplace_sweep(const laplace_block *b, const double *u, do
   const dim3 block(bx, by, 1);
   const dim3 grid((nx + bx - 1) / bx, (ny + by - 1) / by, (l1 - l0 + run - 1) / run);
   if (t.unroll == 4)
-    laplace_sweep_kernel<4><<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
+    laplace_sweep_kernel<4>
+        <<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
   else
-    laplace_sweep_kernel<1><<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
+    laplace_sweep_kernel<1>
+        <<<grid, block, 0, stream>>>(u, un, nx, ny, b->sy, b->sz, l0, l1, run, alpha, beta);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

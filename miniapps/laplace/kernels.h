@@ -13,8 +13,8 @@ extern "C" {
 
 /* One sweep over local planes [l0, l1) of block b: un = update(u) on the interior points
  * of those planes (laplace_update in stencil.h). */
-void launch_laplace_sweep(const laplace_block *b, const double *u, double *un, int l0, int l1,
-                          double alpha, double beta, cudaStream_t stream);
+void launch_laplace_sweep(const laplace_block *b, const double *u, double *un, int l0, int l1, double alpha,
+                          double beta, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

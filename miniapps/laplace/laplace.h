@@ -27,7 +27,7 @@ typedef struct laplace_params {
   /* --restart: the initial interior comes from a checkpoint instead of --init. */
   const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */
   int restart_k0, restart_nz;
-  int start_step;        /* the checkpoint's step: the run does iters - start_step steps */
+  int start_step; /* the checkpoint's step: the run does iters - start_step steps */
 } laplace_params;
 
 /* Consecutive interior z-planes [k0, k0+nz) (global, 1-based) stored with one plane
@@ -48,12 +48,12 @@ laplace_block laplace_block_make(int nx, int ny, int k0, int nz);
  * values, computed from global indices, so no exchange is needed before step 1). */
 void laplace_fill(const laplace_params *p, const laplace_block *b, double *u);
 /* One sweep over local planes [l0, l1) of b with `threads` OpenMP threads. */
-void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un,
-                        int l0, int l1, int threads);
+void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
+                        int l1, int threads);
 /* The same sweep as a worksharing loop over the innermost enclosing OpenMP team
  * (for variants that keep a team alive across steps). */
-void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
-                        int l0, int l1);
+void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
+                        int l1);
 /* kit_app.check: the sizes that cannot run anywhere (ranks vs z-planes, an xy-plane too large
  * for one MPI message, the GPU grid's limits); -1 or the exit code after one line. */
 int laplace_check(const kit_env *env, void *params, const char *variant);
@@ -66,10 +66,10 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
 typedef struct laplace_ctx {
   const laplace_params *p;
   const kit_env *env;
-  laplace_block blk;  /* this rank's slab */
-  int nbr[2];         /* ranks below and above (MPI_PROC_NULL at the domain edge) */
-  int gpus;           /* GPUs this rank drives (multi-thread: all it may use) */
-  double cpu_fraction;/* hybrid: CPU share of the slab, already resolved from 'auto' */
+  laplace_block blk;   /* this rank's slab */
+  int nbr[2];          /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+  int gpus;            /* GPUs this rank drives (multi-thread: all it may use) */
+  double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } laplace_ctx;
 
 /* The variant contract is the kit's (kit/app.h): setup gets a laplace_ctx, fetch fills this

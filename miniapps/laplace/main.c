@@ -38,7 +38,9 @@ typedef struct run_ctx {
   double *restart_planes; /* --restart: the planes this rank's slab starts from */
 } run_ctx;
 
-static double points_of(const laplace_params *p) { return (double)p->size[0] * p->size[1] * p->size[2]; }
+static double points_of(const laplace_params *p) {
+  return (double)p->size[0] * p->size[1] * p->size[2];
+}
 
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump";
@@ -51,19 +53,24 @@ static int gpu_limit(const kit_env *env, const void *params) {
   return ((const laplace_params *)params)->size[2] / env->nranks;
 }
 
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   laplace_params *p = params;
   if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
-    return kit_usage_error(env, "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
+    return kit_usage_error(env,
+                           "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU "
+                           "needs at least one plane)",
                            p->size[2], env->nranks, gpus);
-  const int rc = kit_variant_in(COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
+  const int rc =
+      kit_variant_in(COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
   if (rc >= 0) return rc;
   if (p->run.restart) {
     /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input. */
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = laplace_checkpoint_ident(p, ident);
-    const int rrc = kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
-                                     (unsigned long long)points_of(p), p->run.iters, "--iters", &p->start_step);
+    const int rrc =
+        kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
+                          (unsigned long long)points_of(p), p->run.iters, "--iters", &p->start_step);
     if (rrc >= 0) return rrc;
   }
   laplace_memory(p, env, host, device);
@@ -93,12 +100,17 @@ static void free_context(void *ctx) {
   free(ctx);
 }
 
-static int cpu_units(const void *ctx, double f) { return kit_cpu_planes(((const run_ctx *)ctx)->c.blk.nz, f); }
-static void set_cpu_fraction(void *ctx, double f) { ((run_ctx *)ctx)->c.cpu_fraction = f; }
+static int cpu_units(const void *ctx, double f) {
+  return kit_cpu_planes(((const run_ctx *)ctx)->c.blk.nz, f);
+}
+static void set_cpu_fraction(void *ctx, double f) {
+  ((run_ctx *)ctx)->c.cpu_fraction = f;
+}
 
 static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double points = points_of(((const run_ctx *)ctx)->c.p);
-  *m = (kit_measure){"GLUP/s", "GLUP/s", points * t->iters / t->time.median * 1e-9, LAPLACE_BYTES_PER_POINT * points};
+  *m = (kit_measure){"GLUP/s", "GLUP/s", points * t->iters / t->time.median * 1e-9,
+                     LAPLACE_BYTES_PER_POINT * points};
 }
 
 static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
@@ -134,7 +146,12 @@ static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *
 }
 
 int main(int argc, char **argv) {
-  laplace_params p = {.run = kit_run_defaults(), .size = {64, 64, 64}, .beta = 1.0 / 6.0, .init = "zero", .p2p = 1, .comm = "host"};
+  laplace_params p = {.run = kit_run_defaults(),
+                      .size = {64, 64, 64},
+                      .beta = 1.0 / 6.0,
+                      .init = "zero",
+                      .p2p = 1,
+                      .comm = "host"};
   kit_option opts[KIT_RUN_NOPTS + 8];
   int n = kit_run_options(&p.run, opts);
   /* One row per flag, read as --help prints them. */
@@ -154,10 +171,23 @@ int main(int argc, char **argv) {
   const kit_app app = {
       .name = "laplace",
       .summary = "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
-      .variants = variants, .gpu_only_fallback = "two-stream", .opts = opts, .run = &p.run, .params = &p,
-      .check = laplace_check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = context,
-      .free_context = free_context, .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction, .cpu_unit = "planes",
-      .measure = measure, .describe = describe, .checkpoint = checkpoint, .finish = finish,
-  };
+      .variants = variants,
+      .gpu_only_fallback = "two-stream",
+      .opts = opts,
+      .run = &p.run,
+      .params = &p,
+      .check = laplace_check,
+      .outputs = outputs,
+      .gpu_limit = gpu_limit,
+      .plan = plan,
+      .context = context,
+      .free_context = free_context,
+      .cpu_units = cpu_units,
+      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_unit = "planes",
+      .measure = measure,
+      .describe = describe,
+      .checkpoint = checkpoint,
+      .finish = finish};
   return kit_main(&app, argc, argv);
 }

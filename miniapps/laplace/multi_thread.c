@@ -16,7 +16,6 @@
 #include "kit/ranges.h"
 #include "kit/slab.h"
 
-
 typedef struct mt_gpu {
   laplace_dev_block d;
   cudaStream_t boundary, bulk;   /* main thread's streams */
@@ -66,10 +65,12 @@ static void *mt_setup(const void *arg) {
       KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->received[side], cudaEventDisableTiming));
       g->peer[side] = 0;
       if (g->local_nbr[side] >= 0 && c->p->p2p)
-        g->peer[side] = kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
+        g->peer[side] =
+            kit_enable_peer(g->d.device, (c->env->local_rank * s->ngpu + g->local_nbr[side]) % visible);
       const int needs_stage = g->local_nbr[side] >= 0 ? !g->peer[side] : s->halo.nbr[side] != MPI_PROC_NULL;
       g->stage[side] = needs_stage ? kit_host_alloc(plane, 1) : NULL;
-      g->inbox[side] = (g->local_nbr[side] < 0 && s->halo.nbr[side] != MPI_PROC_NULL) ? kit_host_alloc(plane, 1) : NULL;
+      g->inbox[side] =
+          (g->local_nbr[side] < 0 && s->halo.nbr[side] != MPI_PROC_NULL) ? kit_host_alloc(plane, 1) : NULL;
     }
   }
   return s;
@@ -82,8 +83,12 @@ static void mt_reset(void *st) {
 
 /* Fields by step parity: every GPU steps in lockstep, so a neighbour's "next" field is
  * found the same way and no thread ever swaps a pointer another thread reads. */
-static double *cur(const mt_gpu *g, int t) { return t % 2 ? g->d.un : g->d.u; }
-static double *nxt(const mt_gpu *g, int t) { return t % 2 ? g->d.u : g->d.un; }
+static double *cur(const mt_gpu *g, int t) {
+  return t % 2 ? g->d.un : g->d.u;
+}
+static double *nxt(const mt_gpu *g, int t) {
+  return t % 2 ? g->d.u : g->d.un;
+}
 
 /* Main thread of GPU i: boundary planes first (recorded by an event), then the bulk.
  * No host synchronisation: events order this step after the previous one. */
@@ -105,7 +110,8 @@ static void mt_compute(mt_state *s, int i, int t) {
   KIT_CUDA_CHECK(cudaStreamWaitEvent(g->bulk, g->boundary_done, 0));
   int h = kit_gpu_range_begin("boundary", g->boundary);
   launch_laplace_sweep(b, cur(g, t), nxt(g, t), 1, 2, p->alpha, p->beta, g->boundary);
-  if (b->nz > 1) launch_laplace_sweep(b, cur(g, t), nxt(g, t), b->nz, b->nz + 1, p->alpha, p->beta, g->boundary);
+  if (b->nz > 1)
+    launch_laplace_sweep(b, cur(g, t), nxt(g, t), b->nz, b->nz + 1, p->alpha, p->beta, g->boundary);
   kit_gpu_range_end(h, g->boundary);
   KIT_CUDA_CHECK(cudaEventRecord(g->boundary_done, g->boundary));
   h = kit_gpu_range_begin("bulk", g->bulk);
@@ -184,8 +190,8 @@ static void mt_run(void *st, int steps) {
     /* Every role must have its thread: a smaller team (OMP_THREAD_LIMIT, OMP_DYNAMIC) would
      * leave sends or receives undone and the answer silently wrong. */
     if (omp_get_num_threads() != 3 * ngpu)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs %d OpenMP threads (3 per GPU), got %d",
-              3 * ngpu, omp_get_num_threads());
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "multi-thread needs %d OpenMP threads (3 per GPU), got %d", 3 * ngpu, omp_get_num_threads());
     const int i = omp_get_thread_num() / 3, role = omp_get_thread_num() % 3;
     mt_gpu *g = &s->g[i];
     KIT_CUDA_CHECK(cudaSetDevice(g->d.device));
@@ -219,7 +225,9 @@ static void mt_fetch(void *st, void *out) {
   }
 }
 
-static const kit_halo *mt_halo(void *st) { return &((mt_state *)st)->halo; }
+static const kit_halo *mt_halo(void *st) {
+  return &((mt_state *)st)->halo;
+}
 
 static void mt_teardown(void *st) {
   mt_state *s = st;
@@ -246,7 +254,8 @@ static void mt_teardown(void *st) {
 
 const laplace_variant laplace_multi_thread = {
     .name = "multi-thread",
-    .summary = "one process drives all its GPUs: a main, a send and a receive thread per GPU, P2P or staged copies",
+    .summary =
+        "one process drives all its GPUs: a main, a send and a receive thread per GPU, P2P or staged copies",
     .needs_gpu = 1,
     .setup = mt_setup,
     .reset = mt_reset,

@@ -27,7 +27,9 @@ static void *naive_setup(const void *arg) {
   return s;
 }
 
-static void naive_reset(void *st) { laplace_dev_block_reset(&((naive_state *)st)->d); }
+static void naive_reset(void *st) {
+  laplace_dev_block_reset(&((naive_state *)st)->d);
+}
 
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
@@ -54,8 +56,12 @@ static void naive_run(void *st, int steps) {
   }
 }
 
-static void naive_fetch(void *st, void *out) { laplace_dev_block_fetch(&((naive_state *)st)->d, out); }
-static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->x.halo; }
+static void naive_fetch(void *st, void *out) {
+  laplace_dev_block_fetch(&((naive_state *)st)->d, out);
+}
+static const kit_halo *naive_halo(void *st) {
+  return &((naive_state *)st)->x.halo;
+}
 
 static void naive_teardown(void *st) {
   naive_state *s = st;

@@ -35,8 +35,8 @@ void laplace_reference(const laplace_params *p, double *out, double *err) {
       for (int j = 1; j <= b.ny; ++j)
         for (int i = 1; i <= b.nx; ++i) {
           const size_t c = k * b.sz + j * b.sy + i;
-          un[c] = laplace_update(u[c], u[c + 1], u[c + b.sy], u[c + b.sz], u[c - 1], u[c - b.sy],
-                                 u[c - b.sz], p->alpha, p->beta);
+          un[c] = laplace_update(u[c], u[c + 1], u[c + b.sy], u[c + b.sz], u[c - 1], u[c - b.sy], u[c - b.sz],
+                                 p->alpha, p->beta);
         }
     double *t_ = u;
     u = un;

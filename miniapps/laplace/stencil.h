@@ -8,8 +8,8 @@
 #define LAPLACE_STENCIL_H
 #include "kit/hd.h"
 
-static inline KIT_HD double laplace_update(double c, double xp, double yp, double zp, double xm,
-                                           double ym, double zm, double alpha, double beta) {
+static inline KIT_HD double laplace_update(double c, double xp, double yp, double zp, double xm, double ym,
+                                           double zm, double alpha, double beta) {
   const double s = xp + yp + zp + xm + ym + zm;
   return alpha * c + beta * s;
 }

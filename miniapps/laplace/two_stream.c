@@ -41,7 +41,9 @@ static void *ts_setup(const void *arg) {
   return s;
 }
 
-static void ts_reset(void *st) { laplace_dev_block_reset(&((two_stream_state *)st)->d); }
+static void ts_reset(void *st) {
+  laplace_dev_block_reset(&((two_stream_state *)st)->d);
+}
 
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
@@ -86,8 +88,12 @@ static void ts_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, void *out) { laplace_dev_block_fetch(&((two_stream_state *)st)->d, out); }
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->x.halo; }
+static void ts_fetch(void *st, void *out) {
+  laplace_dev_block_fetch(&((two_stream_state *)st)->d, out);
+}
+static const kit_halo *ts_halo(void *st) {
+  return &((two_stream_state *)st)->x.halo;
+}
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;

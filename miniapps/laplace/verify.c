@@ -5,6 +5,8 @@
  *   max|u - g| cannot grow: the variant's final error is at most the initial one, and the
  *   oracle's error never grows from one sweep to the next. Rounding can add a few ulps
  *   of |g| <= 6 per sweep once the error itself is that small, hence the tolerance. */
+#include "verify.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,6 @@
 #include "kit/report.h"
 #include "laplace.h"
 #include "stencil.h"
-#include "verify.h"
 
 /* Rounding slack of the fixed-point checks: 16 x 6 x machine epsilon, 6 being the largest
  * |g|: a few roundings of values of that size per sweep. */
@@ -105,9 +106,9 @@ void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_b
                    "max |u - oracle| = %.3e over %d x %d x %d points (limit %g)", res[0], p->size[0],
                    p->size[1], p->size[2], limit);
   if (laplace_fixed_point_applies(p))
-    kit_report_check(r, "fixed_point_monotone", res[3] <= FIXED_POINT_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
-                     res[3], FIXED_POINT_TOL, "oracle's max|u-g| never grows by more than %.1e per sweep",
-                     FIXED_POINT_TOL);
+    kit_report_check(
+        r, "fixed_point_monotone", res[3] <= FIXED_POINT_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[3],
+        FIXED_POINT_TOL, "oracle's max|u-g| never grows by more than %.1e per sweep", FIXED_POINT_TOL);
 }
 
 double *laplace_fetch_interior(const laplace_block *b, const kit_variant *v, void *st) {
@@ -126,7 +127,8 @@ void laplace_finish(const laplace_params *initial, const laplace_ctx *c, const k
   for (size_t i = 0; i < (size_t)c->blk.nx * c->blk.ny * c->blk.nz; ++i) s2 += interior[i] * interior[i];
   KIT_MPI_CHECK(MPI_Allreduce(&s2, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   kit_report_result(rep, "l2_norm", sqrt(all), "");
-  if (p->dump && c->env->rank == 0) kit_write_doubles(p->dump, gathered, (size_t)p->size[0] * p->size[1] * p->size[2]);
+  if (p->dump && c->env->rank == 0)
+    kit_write_doubles(p->dump, gathered, (size_t)p->size[0] * p->size[1] * p->size[2]);
   free(gathered);
   free(interior);
 }

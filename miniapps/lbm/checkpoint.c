@@ -3,11 +3,12 @@
  * u alone would not determine the next step); a restart starts every variant from them
  * through lbm_fill, which every variant's set-up calls, so the run continues bit for bit as
  * if uninterrupted, on any rank count. */
+#include "kit/checkpoint.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
-#include "kit/checkpoint.h"
 #include "kit/halo.h"
 #include "lbm.h"
 #include "run.h"
@@ -47,8 +48,8 @@ double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b) 
     uint64_t step = 0;
     char err[256];
     /* The file was checked before anything was allocated; a failure now is I/O. */
-    if (kit_checkpoint_read(p->run.restart, "lbm", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all, err,
-                            sizeof err))
+    if (kit_checkpoint_read(p->run.restart, "lbm", ident, n, sizeof(double), plane * (uint64_t)NZ, &step, all,
+                            err, sizeof err))
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart '%s': %s", p->run.restart, err);
     /* Replaced since the pre-run check read it (another run writing the same path): its
      * field belongs to another step than the one this run starts from. */

@@ -35,12 +35,15 @@ static void *cpu_setup(const void *arg) {
   s->c = *c;
   s->f = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
   s->fn = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 1, 0);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 1,
+                0);
   init_state(s);
   return s;
 }
 
-static void cpu_reset(void *st) { init_state(st); }
+static void cpu_reset(void *st) {
+  init_state(st);
+}
 
 static void cpu_run(void *st, int steps) {
   cpu_state *s = st;
@@ -91,7 +94,9 @@ static void cpu_fetch_lattice(void *st, double *f) {
   lbm_lattice_planes(&s->c.blk, s->f, f);
 }
 
-static const kit_halo *cpu_halo(void *st) { return &((cpu_state *)st)->halo; }
+static const kit_halo *cpu_halo(void *st) {
+  return &((cpu_state *)st)->halo;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;
@@ -102,16 +107,17 @@ static void cpu_teardown(void *st) {
 }
 
 const lbm_variant lbm_cpu = {
-    .base = {
-        .name = "cpu",
-        .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
-        .needs_gpu = 0,
-        .setup = cpu_setup,
-        .reset = cpu_reset,
-        .run = cpu_run,
-        .fetch = cpu_fetch,
-        .halo = cpu_halo,
-        .teardown = cpu_teardown,
-    },
+    .base =
+        {
+            .name = "cpu",
+            .summary = "MPI ranks x OpenMP threads, no GPU (the reference and CPU baseline)",
+            .needs_gpu = 0,
+            .setup = cpu_setup,
+            .reset = cpu_reset,
+            .run = cpu_run,
+            .fetch = cpu_fetch,
+            .halo = cpu_halo,
+            .teardown = cpu_teardown,
+        },
     .fetch_lattice = cpu_fetch_lattice,
 };

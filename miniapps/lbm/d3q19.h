@@ -30,11 +30,16 @@
 /* Population lbm_zdir(up, m), m = 0..4: the m-th direction with e_z = +1 (up) or -1. */
 static inline KIT_HD int lbm_zdir(int up, int m) {
   switch (m) {
-    case 0: return up ? 5 : 6;
-    case 1: return up ? 11 : 12;
-    case 2: return up ? 14 : 13;
-    case 3: return up ? 15 : 16;
-    default: return up ? 18 : 17;
+    case 0:
+      return up ? 5 : 6;
+    case 1:
+      return up ? 11 : 12;
+    case 2:
+      return up ? 14 : 13;
+    case 3:
+      return up ? 15 : 16;
+    default:
+      return up ? 18 : 17;
   }
 }
 
@@ -51,14 +56,14 @@ static inline KIT_HD size_t lbm_face_offset(size_t plane, size_t qs, int l, int 
 /* Where one block's populations live: structure of arrays, population q of local cell
  * (i, j, l) at f[q * qs + l * plane + j * nx + i]; local planes 0 and nz + 1 are ghosts. */
 typedef struct lbm_geom {
-  int nx, ny;        /* cells per row, rows per plane */
-  int nz;            /* planes of the block, ghosts excluded */
-  int k0;            /* global index (1-based) of local plane 1 */
-  int NZ;            /* global number of planes */
-  int periodic_xy;   /* 1: x and y wrap around (Poiseuille); 0: walls (cavity) */
-  size_t plane;      /* nx * ny */
-  size_t qs;         /* doubles per population array: (nz + 2) * plane */
-  double lid;        /* velocity of the wall above plane NZ in +x (0: at rest) */
+  int nx, ny;      /* cells per row, rows per plane */
+  int nz;          /* planes of the block, ghosts excluded */
+  int k0;          /* global index (1-based) of local plane 1 */
+  int NZ;          /* global number of planes */
+  int periodic_xy; /* 1: x and y wrap around (Poiseuille); 0: walls (cavity) */
+  size_t plane;    /* nx * ny */
+  size_t qs;       /* doubles per population array: (nz + 2) * plane */
+  double lid;      /* velocity of the wall above plane NZ in +x (0: at rest) */
 } lbm_geom;
 
 /* BGK equilibrium of one direction: w rho (1 + 3 e.u + 4.5 (e.u)^2 - 1.5 u.u). */
@@ -238,6 +243,7 @@ static inline KIT_HD void lbm_update_cell(const double *f, double *fn, const lbm
                                           double omega, double Fx, double Fy, double Fz) {
   double c[LBM_Q];
   lbm_pull(f, g, i, j, l, c);
-  lbm_collide_store(c, fn, g, (size_t)l * g->plane + (size_t)j * (size_t)g->nx + (size_t)i, omega, Fx, Fy, Fz);
+  lbm_collide_store(c, fn, g, (size_t)l * g->plane + (size_t)j * (size_t)g->nx + (size_t)i, omega, Fx, Fy,
+                    Fz);
 }
 #endif

@@ -10,10 +10,18 @@
 
 /* The plane a side sends from and the ghost plane it receives into, and which way their
  * populations move: down-movers leave through the bottom, up-movers arrive from below. */
-static int out_plane(const lbm_dev_block *d, int side) { return side == KIT_DOWN ? 1 : d->blk.nz; }
-static int in_plane(const lbm_dev_block *d, int side) { return side == KIT_DOWN ? 0 : d->blk.nz + 1; }
-static int out_up(int side) { return side == KIT_UP; }
-static int in_up(int side) { return side == KIT_DOWN; }
+static int out_plane(const lbm_dev_block *d, int side) {
+  return side == KIT_DOWN ? 1 : d->blk.nz;
+}
+static int in_plane(const lbm_dev_block *d, int side) {
+  return side == KIT_DOWN ? 0 : d->blk.nz + 1;
+}
+static int out_up(int side) {
+  return side == KIT_UP;
+}
+static int in_up(int side) {
+  return side == KIT_DOWN;
+}
 
 void lbm_dev_faces_init(lbm_dev_faces *x, const lbm_dev_block *d, const int mode[2]) {
   x->count = (size_t)LBM_ZQ * d->blk.plane;
@@ -73,7 +81,8 @@ void lbm_dev_faces_out(const lbm_dev_faces *x, const lbm_dev_block *d, const dou
     case LBM_HALO_CUDA_AWARE:
       launch_lbm_pack(lattice, x->dev_out[side], b->plane, b->qs, out_plane(d, side), out_up(side), stream);
       break;
-    default: break; /* no neighbour on this side */
+    default:
+      break; /* no neighbour on this side */
   }
 }
 
@@ -92,6 +101,7 @@ void lbm_dev_faces_in(const lbm_dev_faces *x, const lbm_dev_block *d, double *la
     case LBM_HALO_CUDA_AWARE:
       launch_lbm_unpack(lattice, x->dev_in[side], b->plane, b->qs, in_plane(d, side), in_up(side), stream);
       break;
-    default: break;
+    default:
+      break;
   }
 }

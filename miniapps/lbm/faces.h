@@ -15,8 +15,8 @@
 #include "gpu_block.h"
 
 typedef struct lbm_dev_faces {
-  int mode[2];                     /* lbm_halo_mode per side, -1 where the side has no neighbour */
-  size_t count;                    /* doubles per face: LBM_ZQ * plane */
+  int mode[2];                      /* lbm_halo_mode per side, -1 where the side has no neighbour */
+  size_t count;                     /* doubles per face: LBM_ZQ * plane */
   double *host_out[2], *host_in[2]; /* pinned staging (copies, pack), else NULL */
   double *dev_out[2], *dev_in[2];   /* packed device buffers (pack, cuda-aware), else NULL */
 } lbm_dev_faces;

@@ -61,10 +61,12 @@ void lbm_dev_block_free(lbm_dev_block *d) {
   KIT_CUDA_CHECK(cudaFree(d->init));
 }
 
-void lbm_dev_pack_async(const lbm_dev_block *d, const double *lattice, int l, int up, double *buf, cudaStream_t stream) {
+void lbm_dev_pack_async(const lbm_dev_block *d, const double *lattice, int l, int up, double *buf,
+                        cudaStream_t stream) {
   const lbm_block *b = &d->blk;
   for (int m = 0; m < LBM_ZQ; ++m)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(buf + (size_t)m * b->plane, lattice + (size_t)lbm_zdir(up, m) * b->qs + (size_t)l * b->plane,
+    KIT_CUDA_CHECK(cudaMemcpyAsync(buf + (size_t)m * b->plane,
+                                   lattice + (size_t)lbm_zdir(up, m) * b->qs + (size_t)l * b->plane,
                                    b->plane * sizeof(double), cudaMemcpyDeviceToHost, stream));
 }
 
@@ -72,6 +74,7 @@ void lbm_dev_unpack_async(const lbm_dev_block *d, double *lattice, int l, int up
                           cudaStream_t stream) {
   const lbm_block *b = &d->blk;
   for (int m = 0; m < LBM_ZQ; ++m)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(lattice + (size_t)lbm_zdir(up, m) * b->qs + (size_t)l * b->plane, buf + (size_t)m * b->plane,
-                                   b->plane * sizeof(double), cudaMemcpyHostToDevice, stream));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(lattice + (size_t)lbm_zdir(up, m) * b->qs + (size_t)l * b->plane,
+                                   buf + (size_t)m * b->plane, b->plane * sizeof(double),
+                                   cudaMemcpyHostToDevice, stream));
 }

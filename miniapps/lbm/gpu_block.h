@@ -26,7 +26,8 @@ void lbm_dev_block_fetch_lattice(const lbm_dev_block *d, double *out);
 void lbm_dev_block_free(lbm_dev_block *d);
 /* Copy the five populations of local plane l of `lattice` that move up (up = 1) or down into
  * the host buffer `buf` (5 * plane doubles, lbm_pack's order), or back, on `stream`. */
-void lbm_dev_pack_async(const lbm_dev_block *d, const double *lattice, int l, int up, double *buf, cudaStream_t stream);
+void lbm_dev_pack_async(const lbm_dev_block *d, const double *lattice, int l, int up, double *buf,
+                        cudaStream_t stream);
 void lbm_dev_unpack_async(const lbm_dev_block *d, double *lattice, int l, int up, const double *buf,
                           cudaStream_t stream);
 static inline void lbm_dev_swap(lbm_dev_block *d) {

@@ -63,7 +63,8 @@ void lbm_initial_cell(const lbm_params *p, int i, int j, int k, double *rho, dou
     /* Keyed by the global cell index: the same field for every decomposition. Amplitudes
      * small enough to stay far from the lattice's Mach limit. */
     const uint32_t key0 = (uint32_t)p->run.seed, key1 = (uint32_t)(p->run.seed >> 32);
-    const uint64_t gid = (uint64_t)i + (uint64_t)p->size[0] * ((uint64_t)j + (uint64_t)p->size[1] * (uint64_t)k);
+    const uint64_t gid =
+        (uint64_t)i + (uint64_t)p->size[0] * ((uint64_t)j + (uint64_t)p->size[1] * (uint64_t)k);
     kit_philox4x32 c = {{(uint32_t)gid, (uint32_t)(gid >> 32), 0x4c424du, 0}};
     kit_philox_key key = {{key0, key1}};
     const kit_philox4x32 r = kit_philox4x32_10(c, key);
@@ -85,7 +86,8 @@ void lbm_fill(const lbm_params *p, const lbm_block *b, double *f) {
         double rho, u[3], feq[LBM_Q];
         const size_t c = (size_t)l * b->plane + (size_t)j * (size_t)b->nx + (size_t)i;
         if (from_ckpt) {
-          const double *src = p->restart + (size_t)(k - p->restart_k0) * LBM_Q * b->plane + (size_t)j * b->nx + i;
+          const double *src =
+              p->restart + (size_t)(k - p->restart_k0) * LBM_Q * b->plane + (size_t)j * b->nx + i;
           for (int q = 0; q < LBM_Q; ++q) f[(size_t)q * b->qs + c] = src[(size_t)q * b->plane];
           continue;
         }
@@ -144,17 +146,19 @@ void lbm_macroscopic(const lbm_params *p, const lbm_block *b, const double *f, i
  * the unit tests of this pair check theirs; the inner loop is a contiguous copy all the same. */
 void lbm_pack(const lbm_block *b, const double *f, int l, int up, double *buf) {
   for (int m = 0; m < LBM_ZQ; ++m)
-    for (size_t c = 0; c < b->plane; ++c) buf[(size_t)m * b->plane + c] = f[lbm_face_offset(b->plane, b->qs, l, up, m, c)];
+    for (size_t c = 0; c < b->plane; ++c)
+      buf[(size_t)m * b->plane + c] = f[lbm_face_offset(b->plane, b->qs, l, up, m, c)];
 }
 
 void lbm_lattice_planes(const lbm_block *b, const double *f, double *out) {
   for (int l = 1; l <= b->nz; ++l)
     for (int q = 0; q < LBM_Q; ++q)
-      memcpy(out + ((size_t)(l - 1) * LBM_Q + (size_t)q) * b->plane, f + (size_t)q * b->qs + (size_t)l * b->plane,
-             b->plane * sizeof *out);
+      memcpy(out + ((size_t)(l - 1) * LBM_Q + (size_t)q) * b->plane,
+             f + (size_t)q * b->qs + (size_t)l * b->plane, b->plane * sizeof *out);
 }
 
 void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf) {
   for (int m = 0; m < LBM_ZQ; ++m)
-    for (size_t c = 0; c < b->plane; ++c) f[lbm_face_offset(b->plane, b->qs, l, up, m, c)] = buf[(size_t)m * b->plane + c];
+    for (size_t c = 0; c < b->plane; ++c)
+      f[lbm_face_offset(b->plane, b->qs, l, up, m, c)] = buf[(size_t)m * b->plane + c];
 }

@@ -25,9 +25,9 @@
 
 typedef struct hybrid_state {
   lbm_ctx c;
-  lbm_dev_block d;         /* the GPU part: the lower planes */
-  lbm_block cb;            /* the CPU part: the upper planes */
-  double *cf, *cfn;        /* its current and next lattice (host) */
+  lbm_dev_block d;  /* the GPU part: the lower planes */
+  lbm_block cb;     /* the CPU part: the upper planes */
+  double *cf, *cfn; /* its current and next lattice (host) */
   /* The GPU part's faces. Side DOWN: MPI, as --halo. Side UP: the interface with the CPU
    * part; host_out[KIT_UP] carries the GPU's populations to the CPU, host_in[KIT_UP] the
    * CPU's to the GPU (pinned). */
@@ -35,7 +35,7 @@ typedef struct hybrid_state {
   double *up_send, *up_recv; /* the CPU part's MPI buffers with the rank above (or NULL) */
   cudaStream_t boundary, bulk;
   cudaEvent_t ghosts_in, bulk_done;
-  kit_halo halo;           /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
+  kit_halo halo; /* side DOWN: the GPU part's MPI; side UP: the CPU part's */
 } hybrid_state;
 
 /* Every exchange buffer starts with the initial ghost populations (as cpu.c), so a message
@@ -81,7 +81,9 @@ static void *hy_setup(const void *arg) {
   return s;
 }
 
-static void hy_reset(void *st) { init_state(st); }
+static void hy_reset(void *st) {
+  init_state(st);
+}
 
 static void hy_run(void *st, int steps) {
   hybrid_state *s = st;
@@ -165,7 +167,9 @@ static void hy_fetch_lattice(void *st, double *out) {
   lbm_lattice_planes(&s->cb, s->cf, out + (size_t)LBM_Q * s->d.blk.plane * (size_t)s->d.blk.nz);
 }
 
-static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->halo; }
+static const kit_halo *hy_halo(void *st) {
+  return &((hybrid_state *)st)->halo;
+}
 
 static void hy_teardown(void *st) {
   hybrid_state *s = st;
@@ -184,17 +188,19 @@ static void hy_teardown(void *st) {
 }
 
 const lbm_variant lbm_hybrid = {
-    .base = {
-        .name = "hybrid",
-        .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI at both ends",
-        .needs_gpu = 1,
-        .setup = hy_setup,
-        .reset = hy_reset,
-        .run = hy_run,
-        .fetch = hy_fetch,
-        .halo = hy_halo,
-        .teardown = hy_teardown,
-        .hybrid = 1,
-    },
+    .base =
+        {
+            .name = "hybrid",
+            .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI "
+                       "at both ends",
+            .needs_gpu = 1,
+            .setup = hy_setup,
+            .reset = hy_reset,
+            .run = hy_run,
+            .fetch = hy_fetch,
+            .halo = hy_halo,
+            .teardown = hy_teardown,
+            .hybrid = 1,
+        },
     .fetch_lattice = hy_fetch_lattice,
 };

@@ -8,8 +8,8 @@
 #include "kernels.h"
 #include "kit/check.h"
 
-__global__ void lbm_update_kernel(lbm_geom g, const double *__restrict__ f, double *__restrict__ fn, int l0, int l1,
-                                  double omega, double Fx, double Fy, double Fz) {
+__global__ void lbm_update_kernel(lbm_geom g, const double *__restrict__ f, double *__restrict__ fn, int l0,
+                                  int l1, double omega, double Fx, double Fy, double Fz) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y;
   const int l = l0 + (int)blockIdx.z;
@@ -24,8 +24,8 @@ __global__ void lbm_update_kernel(lbm_geom g, const double *__restrict__ f, doub
   }
 }
 
-extern "C" void launch_lbm_update(const lbm_geom *g, const double *f, double *fn, int l0, int l1, double omega,
-                                  double Fx, double Fy, double Fz, cudaStream_t stream) {
+extern "C" void launch_lbm_update(const lbm_geom *g, const double *f, double *fn, int l0, int l1,
+                                  double omega, double Fx, double Fy, double Fz, cudaStream_t stream) {
   if (l1 <= l0) return;
   const int bx = 128;
   /* x across threads, a row per block in y, a plane per block in z (the driver refuses
@@ -37,22 +37,24 @@ extern "C" void launch_lbm_update(const lbm_geom *g, const double *f, double *fn
 
 /* One thread per (cell, population) of the face: x over the plane's cells, y over the five
  * populations, so both the lattice and the buffer are read and written contiguously. */
-__global__ void lbm_pack_kernel(const double *__restrict__ f, double *__restrict__ buf, size_t plane, size_t qs,
-                                int l, int up) {
+__global__ void lbm_pack_kernel(const double *__restrict__ f, double *__restrict__ buf, size_t plane,
+                                size_t qs, int l, int up) {
   const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int m = (int)blockIdx.y;
   if (c < plane) buf[(size_t)m * plane + c] = f[lbm_face_offset(plane, qs, l, up, m, c)];
 }
 
-__global__ void lbm_unpack_kernel(double *__restrict__ f, const double *__restrict__ buf, size_t plane, size_t qs,
-                                  int l, int up) {
+__global__ void lbm_unpack_kernel(double *__restrict__ f, const double *__restrict__ buf, size_t plane,
+                                  size_t qs, int l, int up) {
   const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int m = (int)blockIdx.y;
   if (c < plane) f[lbm_face_offset(plane, qs, l, up, m, c)] = buf[(size_t)m * plane + c];
 }
 
 /* The driver caps a plane at (2^31 - 1) / 5 cells (one MPI message), so x fits the grid. */
-static dim3 face_grid(size_t plane, int bx) { return dim3((unsigned)((plane + bx - 1) / bx), LBM_ZQ, 1); }
+static dim3 face_grid(size_t plane, int bx) {
+  return dim3((unsigned)((plane + bx - 1) / bx), LBM_ZQ, 1);
+}
 
 extern "C" void launch_lbm_pack(const double *f, double *buf, size_t plane, size_t qs, int l, int up,
                                 cudaStream_t stream) {

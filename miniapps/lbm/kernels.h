@@ -11,15 +11,17 @@ extern "C" {
 #endif
 
 /* One update (pull streaming + BGK collision, d3q19.h) of local planes [l0, l1): f -> fn. */
-void launch_lbm_update(const lbm_geom *g, const double *f, double *fn, int l0, int l1, double omega, double Fx,
-                       double Fy, double Fz, cudaStream_t stream);
+void launch_lbm_update(const lbm_geom *g, const double *f, double *fn, int l0, int l1, double omega,
+                       double Fx, double Fy, double Fz, cudaStream_t stream);
 
 /* Gather the LBM_ZQ populations of local plane l that cross a z-face upwards (up = 1) or
  * downwards into the packed buffer buf (LBM_ZQ * plane doubles, lbm_face_offset's order),
  * and scatter such a buffer back into a plane (Risso Sec. 4.2, Listing 4.1: one kernel per
  * face instead of one copy per population). */
-void launch_lbm_pack(const double *f, double *buf, size_t plane, size_t qs, int l, int up, cudaStream_t stream);
-void launch_lbm_unpack(double *f, const double *buf, size_t plane, size_t qs, int l, int up, cudaStream_t stream);
+void launch_lbm_pack(const double *f, double *buf, size_t plane, size_t qs, int l, int up,
+                     cudaStream_t stream);
+void launch_lbm_unpack(double *f, const double *buf, size_t plane, size_t qs, int l, int up,
+                       cudaStream_t stream);
 
 #ifdef __cplusplus
 }

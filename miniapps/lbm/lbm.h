@@ -29,33 +29,33 @@ extern const char *const lbm_halo_names[3];
 
 /* Every problem parameter, with the common run flags. */
 typedef struct lbm_params {
-  kit_run run;            /* --variant, --iters, --reps, ... */
-  int size[3];            /* fluid cells nx, ny, nz (--size) */
-  const char *flow;       /* "cavity" or "poiseuille" (--case) */
-  double re;              /* Reynolds number U L / nu (--re) */
-  double lid_velocity;    /* cavity: lid speed U in +x, lattice units (--lid-velocity) */
-  double peak_velocity;   /* poiseuille: analytic centre-line speed U (--peak-velocity) */
-  const char *init;       /* "rest" (rho 1, u 0) or "random" (Philox perturbation) (--init) */
-  double until_steady;    /* > 0: run until max|du| over --check-every steps < TOL * U */
-  int check_every;        /* steps between steady-state checks (--check-every) */
-  int skip_oracle;        /* --skip-oracle: no bitwise oracle run (long validation runs) */
-  const char *dump;       /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
-  const char *vtk;        /* --vtk FILE: legacy VTK image (ParaView) */
-  const char *profile;    /* --profile FILE: centre-line profiles as CSV */
-  const char *halo;       /* --halo: naive, two-stream, hybrid's exchange (lbm_halo_names) */
+  kit_run run;          /* --variant, --iters, --reps, ... */
+  int size[3];          /* fluid cells nx, ny, nz (--size) */
+  const char *flow;     /* "cavity" or "poiseuille" (--case) */
+  double re;            /* Reynolds number U L / nu (--re) */
+  double lid_velocity;  /* cavity: lid speed U in +x, lattice units (--lid-velocity) */
+  double peak_velocity; /* poiseuille: analytic centre-line speed U (--peak-velocity) */
+  const char *init;     /* "rest" (rho 1, u 0) or "random" (Philox perturbation) (--init) */
+  double until_steady;  /* > 0: run until max|du| over --check-every steps < TOL * U */
+  int check_every;      /* steps between steady-state checks (--check-every) */
+  int skip_oracle;      /* --skip-oracle: no bitwise oracle run (long validation runs) */
+  const char *dump;     /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
+  const char *vtk;      /* --vtk FILE: legacy VTK image (ParaView) */
+  const char *profile;  /* --profile FILE: centre-line profiles as CSV */
+  const char *halo;     /* --halo: naive, two-stream, hybrid's exchange (lbm_halo_names) */
   /* --restart: the lattice comes from a checkpoint instead of --init: global planes
    * [restart_k0, restart_k0 + restart_nz), each the 19 populations of an xy-plane
    * (population after population, x fastest), or NULL. */
   const double *restart;
   int restart_k0, restart_nz;
-  int start_step;         /* the checkpoint's step: the run does iters - start_step steps */
+  int start_step; /* the checkpoint's step: the run does iters - start_step steps */
   /* Derived by lbm_derive() from the above. */
-  double nu;              /* kinematic viscosity U L / Re */
-  double tau, omega;      /* relaxation time 3 nu + 1/2 and its inverse */
-  double force[3];        /* body force per cell (Poiseuille: 8 nu U / NZ^2 in +x) */
-  double lid;             /* wall velocity behind plane NZ (cavity: U; Poiseuille: 0) */
-  double u_ref;           /* the velocity scale U */
-  int periodic_xy;        /* Poiseuille: x and y periodic */
+  double nu;               /* kinematic viscosity U L / Re */
+  double tau, omega;       /* relaxation time 3 nu + 1/2 and its inverse */
+  double force[3];         /* body force per cell (Poiseuille: 8 nu U / NZ^2 in +x) */
+  double lid;              /* wall velocity behind plane NZ (cavity: U; Poiseuille: 0) */
+  double u_ref;            /* the velocity scale U */
+  int periodic_xy;         /* Poiseuille: x and y periodic */
   lbm_halo_mode halo_mode; /* --halo as an enum */
 } lbm_params;
 
@@ -66,11 +66,11 @@ void lbm_derive(lbm_params *p);
  * plane below and one above, as 19 arrays (structure of arrays) of (nz + 2) planes of
  * nx * ny cells, x fastest. Local plane l is global plane k0 - 1 + l. */
 typedef struct lbm_block {
-  int nx, ny;    /* cells per row and rows per plane */
-  int k0, nz;    /* first global plane, number of planes */
-  size_t plane;  /* nx * ny */
-  size_t qs;     /* (nz + 2) * plane: doubles per population array */
-  size_t total;  /* 19 * qs: doubles per lattice */
+  int nx, ny;   /* cells per row and rows per plane */
+  int k0, nz;   /* first global plane, number of planes */
+  size_t plane; /* nx * ny */
+  size_t qs;    /* (nz + 2) * plane: doubles per population array */
+  size_t total; /* 19 * qs: doubles per lattice */
 } lbm_block;
 
 lbm_block lbm_block_make(int nx, int ny, int k0, int nz);
@@ -102,9 +102,9 @@ void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf)
 typedef struct lbm_ctx {
   const lbm_params *p;
   const kit_env *env;
-  lbm_block blk;  /* this rank's slab */
-  int nbr[2];     /* ranks below and above (MPI_PROC_NULL at the domain edge) */
-  int gpus;       /* GPUs this rank drives (multi-thread: all it may use) */
+  lbm_block blk;       /* this rank's slab */
+  int nbr[2];          /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+  int gpus;            /* GPUs this rank drives (multi-thread: all it may use) */
   double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } lbm_ctx;
 

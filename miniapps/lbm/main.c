@@ -15,7 +15,10 @@
 static const kit_variant *const variants[] = {
     &lbm_cpu.base,
 #ifdef KIT_HAVE_CUDA
-    &lbm_naive.base, &lbm_two_stream.base, &lbm_multi_thread.base, &lbm_hybrid.base,
+    &lbm_naive.base,
+    &lbm_two_stream.base,
+    &lbm_multi_thread.base,
+    &lbm_hybrid.base,
 #endif
     NULL,
 };
@@ -32,16 +35,23 @@ static int check(const kit_env *env, void *params, const char *variant) {
   lbm_params *p = &a->p;
   const int cavity = strcmp(p->flow, "cavity") == 0, steady = p->until_steady > 0.0;
   if ((p->run.checkpoint || p->run.restart) && steady)
-    return kit_usage_error(env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady");
-  if (a->lid_given && !cavity) return kit_usage_error(env, "lbm: --lid-velocity applies only to --case cavity");
-  if (a->peak_given && cavity) return kit_usage_error(env, "lbm: --peak-velocity applies only to --case poiseuille");
-  if (a->every_given && !steady) return kit_usage_error(env, "lbm: --check-every applies only with --until-steady");
+    return kit_usage_error(
+        env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady");
+  if (a->lid_given && !cavity)
+    return kit_usage_error(env, "lbm: --lid-velocity applies only to --case cavity");
+  if (a->peak_given && cavity)
+    return kit_usage_error(env, "lbm: --peak-velocity applies only to --case poiseuille");
+  if (a->every_given && !steady)
+    return kit_usage_error(env, "lbm: --check-every applies only with --until-steady");
   if (p->size[2] < env->nranks)
-    return kit_usage_error(env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-                           p->size[2], env->nranks);
+    return kit_usage_error(
+        env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p->size[2], env->nranks);
   /* One halo message carries five populations of an xy-plane. */
   if ((double)LBM_ZQ * p->size[0] * (double)p->size[1] > 2147483647.0)
-    return kit_usage_error(env, "lbm: --size: an xy-plane of %d x %d cells is too large for one MPI message (5 populations, at most 2^31-1 values)",
+    return kit_usage_error(env,
+                           "lbm: --size: an xy-plane of %d x %d cells is too large for one MPI message (5 "
+                           "populations, at most 2^31-1 values)",
                            p->size[0], p->size[1]);
   if (steady && !a->iters_given) p->run.iters = 1000000; /* the cap, unless given */
   /* Poiseuille's default keeps tau near 1, where BGK's wall slip is small (README.md). */
@@ -49,7 +59,9 @@ static int check(const kit_env *env, void *params, const char *variant) {
   lbm_derive(p);
   /* BGK is unstable as tau approaches 1/2; below 0.5005 no grid we can afford is stable. */
   if (p->tau < 0.5005)
-    return kit_usage_error(env, "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re or raise --size or the velocity)",
+    return kit_usage_error(env,
+                           "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re "
+                           "or raise --size or the velocity)",
                            p->tau);
   /* The GPU kernel's grid covers y and z with one row and one plane per block. */
   if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
@@ -69,10 +81,13 @@ static int gpu_limit(const kit_env *env, const void *params) {
   return ((const lbm_params *)params)->size[2] / env->nranks;
 }
 
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   lbm_params *p = params;
   if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
-    return kit_usage_error(env, "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs at least one plane)",
+    return kit_usage_error(env,
+                           "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs "
+                           "at least one plane)",
                            p->size[2], env->nranks, gpus);
   /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
   if (p->halo_mode == LBM_HALO_CUDA_AWARE && !lbm_mpi_cuda_aware())
@@ -83,8 +98,8 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = lbm_checkpoint_ident(p, ident);
     const unsigned long long count = (unsigned long long)LBM_Q * p->size[0] * p->size[1] * p->size[2];
-    const int rc = kit_restart_check(env, "lbm", p->run.restart, ident, nid, sizeof(double), count, p->run.iters,
-                                     "--iters", &p->start_step);
+    const int rc = kit_restart_check(env, "lbm", p->run.restart, ident, nid, sizeof(double), count,
+                                     p->run.iters, "--iters", &p->start_step);
     if (rc >= 0) return rc;
   }
   lbm_memory(env, p, v, host, device);
@@ -92,8 +107,14 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
 }
 
 int main(int argc, char **argv) {
-  lbm_args a = {.p = {.run = kit_run_defaults(), .size = {32, 32, 32}, .flow = "cavity", .lid_velocity = 0.1,
-                      .peak_velocity = 0.05, .init = "rest", .check_every = 100, .halo = "copies"}};
+  lbm_args a = {.p = {.run = kit_run_defaults(),
+                      .size = {32, 32, 32},
+                      .flow = "cavity",
+                      .lid_velocity = 0.1,
+                      .peak_velocity = 0.05,
+                      .init = "rest",
+                      .check_every = 100,
+                      .halo = "copies"}};
   lbm_params *p = &a.p;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p->run, opts);
@@ -122,17 +143,33 @@ int main(int argc, char **argv) {
   kit_option *iters = kit_option_named(opts, "iters"), *share = kit_option_named(opts, "cpu-fraction");
   iters->given = &a.iters_given;
   iters->help = "time steps per timed repetition; with --until-steady the cap (10^6 unless given)";
-  share->help = "share of each rank's z-planes the CPU updates, whole planes at the top of its slab (auto: "
-                "the bandwidth model's share, kept if a short run shows it beats the two-stream schedule)";
+  share->help =
+      "share of each rank's z-planes the CPU updates, whole planes at the top of its slab (auto: "
+      "the bandwidth model's share, kept if a short run shows it beats the two-stream schedule)";
   const kit_app app = {
       .name = "lbm",
-      .summary = "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu naive "
-                 "two-stream multi-thread hybrid",
-      .variants = variants, .gpu_only_fallback = "two-stream", .opts = opts, .run = &p->run, .params = &a,
-      .check = check, .outputs = outputs, .gpu_limit = gpu_limit, .plan = plan, .context = lbm_context,
-      .free_context = lbm_free_context, .cpu_units = lbm_cpu_units, .set_cpu_fraction = lbm_set_cpu_fraction,
-      .cpu_unit = "planes", .uniform_share = 1, .timed = lbm_timed, .measure = lbm_measure, .describe = lbm_describe,
-      .checkpoint = lbm_checkpoint, .finish = lbm_finish,
-  };
+      .summary =
+          "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu naive "
+          "two-stream multi-thread hybrid",
+      .variants = variants,
+      .gpu_only_fallback = "two-stream",
+      .opts = opts,
+      .run = &p->run,
+      .params = &a,
+      .check = check,
+      .outputs = outputs,
+      .gpu_limit = gpu_limit,
+      .plan = plan,
+      .context = lbm_context,
+      .free_context = lbm_free_context,
+      .cpu_units = lbm_cpu_units,
+      .set_cpu_fraction = lbm_set_cpu_fraction,
+      .cpu_unit = "planes",
+      .uniform_share = 1,
+      .timed = lbm_timed,
+      .measure = lbm_measure,
+      .describe = lbm_describe,
+      .checkpoint = lbm_checkpoint,
+      .finish = lbm_finish};
   return kit_main(&app, argc, argv);
 }

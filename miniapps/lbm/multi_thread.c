@@ -37,8 +37,12 @@ typedef struct mt_state {
 } mt_state;
 
 /* The lattice read (cur) and written (nxt) in step t: f, fn by parity. */
-static double *cur(const mt_gpu *g, int t) { return t % 2 ? g->d.fn : g->d.f; }
-static double *nxt(const mt_gpu *g, int t) { return t % 2 ? g->d.f : g->d.fn; }
+static double *cur(const mt_gpu *g, int t) {
+  return t % 2 ? g->d.fn : g->d.f;
+}
+static double *nxt(const mt_gpu *g, int t) {
+  return t % 2 ? g->d.f : g->d.fn;
+}
 
 /* Receive buffers start with the initial ghost populations (as cpu.c), so a message that
  * never arrives leaves the ghosts stale rather than zero. */
@@ -97,8 +101,8 @@ static void mt_reset(void *st) {
 
 /* The five populations of plane `from` of lattice `src` on GPU a that move towards side
  * `side`, into plane `to` of lattice `dst` on GPU b, on `stream`. */
-static void peer_faces(const mt_gpu *a, const double *src, int from, const mt_gpu *b, double *dst, int to, int up,
-                       cudaStream_t stream) {
+static void peer_faces(const mt_gpu *a, const double *src, int from, const mt_gpu *b, double *dst, int to,
+                       int up, cudaStream_t stream) {
   const size_t plane = a->d.blk.plane;
   for (int m = 0; m < LBM_ZQ; ++m) {
     const int q = lbm_zdir(up, m);
@@ -143,8 +147,10 @@ static void mt_step(mt_state *s, int i, int t, int first) {
       mt_gpu *o = &s->g[n];
       /* The neighbour's previous boundary update read the lattice we write into. */
       if (!first) KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, o->boundary_done[prev], 0));
-      if (side == KIT_DOWN) peer_faces(g, fn, 1, o, nxt(o, t), o->d.blk.nz + 1, 0, g->boundary);
-      else peer_faces(g, fn, nz, o, nxt(o, t), 0, 1, g->boundary);
+      if (side == KIT_DOWN)
+        peer_faces(g, fn, 1, o, nxt(o, t), o->d.blk.nz + 1, 0, g->boundary);
+      else
+        peer_faces(g, fn, nz, o, nxt(o, t), 0, 1, g->boundary);
     }
     KIT_CUDA_CHECK(cudaEventRecord(g->sent[now][side], g->boundary));
   }
@@ -172,13 +178,13 @@ static void mt_run(void *st, int steps) {
 #pragma omp parallel num_threads(ngpu)
   {
     if (omp_get_num_threads() != ngpu)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs %d OpenMP threads (one per GPU), got %d",
-              ngpu, omp_get_num_threads());
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "multi-thread needs %d OpenMP threads (one per GPU), got %d", ngpu, omp_get_num_threads());
     const int i = omp_get_thread_num();
     KIT_CUDA_CHECK(cudaSetDevice(s->g[i].d.device));
     for (int t = 0; t < steps; ++t) {
       if (i == 0) KIT_RANGE_PUSH("step");
-      /* Every event of step t - 1 is recorded before anyone waits on it. */
+        /* Every event of step t - 1 is recorded before anyone waits on it. */
 #pragma omp barrier
       mt_step(s, i, t, t == 0);
       if (i == 0) KIT_RANGE_POP();
@@ -210,7 +216,9 @@ static void mt_fetch_lattice(void *st, double *out) {
   }
 }
 
-static const kit_halo *mt_halo(void *st) { return &((mt_state *)st)->halo; }
+static const kit_halo *mt_halo(void *st) {
+  return &((mt_state *)st)->halo;
+}
 
 static void mt_teardown(void *st) {
   mt_state *s = st;
@@ -235,18 +243,20 @@ static void mt_teardown(void *st) {
 }
 
 const lbm_variant lbm_multi_thread = {
-    .base = {
-        .name = "multi-thread",
-        .summary = "one process drives all its GPUs, a thread per GPU, peer copies of the face populations, MPI at the ends",
-        .needs_gpu = 1,
-        .setup = mt_setup,
-        .reset = mt_reset,
-        .run = mt_run,
-        .fetch = mt_fetch,
-        .halo = mt_halo,
-        .teardown = mt_teardown,
-        .gpus_max = LBM_MT_MAX_GPUS,
-        .thread_level = MPI_THREAD_MULTIPLE,
-    },
+    .base =
+        {
+            .name = "multi-thread",
+            .summary = "one process drives all its GPUs, a thread per GPU, peer copies of the face "
+                       "populations, MPI at the ends",
+            .needs_gpu = 1,
+            .setup = mt_setup,
+            .reset = mt_reset,
+            .run = mt_run,
+            .fetch = mt_fetch,
+            .halo = mt_halo,
+            .teardown = mt_teardown,
+            .gpus_max = LBM_MT_MAX_GPUS,
+            .thread_level = MPI_THREAD_MULTIPLE,
+        },
     .fetch_lattice = mt_fetch_lattice,
 };

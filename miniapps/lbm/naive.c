@@ -32,7 +32,8 @@ static void *naive_setup(const void *arg) {
   s->c = *c;
   lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0, 1);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0,
+                1);
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
   lbm_dev_faces_init(&s->faces, &s->d, mode);
@@ -40,7 +41,9 @@ static void *naive_setup(const void *arg) {
   return s;
 }
 
-static void naive_reset(void *st) { init_state(st); }
+static void naive_reset(void *st) {
+  init_state(st);
+}
 
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
@@ -53,7 +56,8 @@ static void naive_run(void *st, int steps) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("compute");
     int g = kit_gpu_range_begin("gpu_compute", s->stream);
-    launch_lbm_update(&d->geom, d->f, d->fn, 1, nz + 1, p->omega, p->force[0], p->force[1], p->force[2], s->stream);
+    launch_lbm_update(&d->geom, d->f, d->fn, 1, nz + 1, p->omega, p->force[0], p->force[1], p->force[2],
+                      s->stream);
     kit_gpu_range_end(g, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
@@ -82,9 +86,15 @@ static void naive_run(void *st, int steps) {
   }
 }
 
-static void naive_fetch(void *st, void *out) { lbm_dev_block_fetch(&((naive_state *)st)->d, out); }
-static void naive_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f); }
-static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->halo; }
+static void naive_fetch(void *st, void *out) {
+  lbm_dev_block_fetch(&((naive_state *)st)->d, out);
+}
+static void naive_fetch_lattice(void *st, double *f) {
+  lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f);
+}
+static const kit_halo *naive_halo(void *st) {
+  return &((naive_state *)st)->halo;
+}
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
@@ -96,16 +106,18 @@ static void naive_teardown(void *st) {
 }
 
 const lbm_variant lbm_naive = {
-    .base = {
-        .name = "naive",
-        .summary = "one rank per GPU, one stream: update, then faces out, MPI, faces in (no overlap; --halo)",
-        .needs_gpu = 1,
-        .setup = naive_setup,
-        .reset = naive_reset,
-        .run = naive_run,
-        .fetch = naive_fetch,
-        .halo = naive_halo,
-        .teardown = naive_teardown,
-    },
+    .base =
+        {
+            .name = "naive",
+            .summary =
+                "one rank per GPU, one stream: update, then faces out, MPI, faces in (no overlap; --halo)",
+            .needs_gpu = 1,
+            .setup = naive_setup,
+            .reset = naive_reset,
+            .run = naive_run,
+            .fetch = naive_fetch,
+            .halo = naive_halo,
+            .teardown = naive_teardown,
+        },
     .fetch_lattice = naive_fetch_lattice,
 };

@@ -28,8 +28,8 @@ void lbm_write_vtk(const lbm_params *p, const char *path, const double *all, int
   FILE *f = kit_output_open("--vtk", path, "wb");
   fprintf(f, "# vtk DataFile Version 3.0\nlbm %s Re=%g U=%g step %d (cell centres)\nBINARY\n", p->flow, p->re,
           p->u_ref, steps);
-  fprintf(f, "DATASET STRUCTURED_POINTS\nDIMENSIONS %d %d %d\nORIGIN 0.5 0.5 0.5\nSPACING 1 1 1\n", p->size[0],
-          p->size[1], p->size[2]);
+  fprintf(f, "DATASET STRUCTURED_POINTS\nDIMENSIONS %d %d %d\nORIGIN 0.5 0.5 0.5\nSPACING 1 1 1\n",
+          p->size[0], p->size[1], p->size[2]);
   fprintf(f, "POINT_DATA %zu\nSCALARS rho double 1\nLOOKUP_TABLE default\n", n);
   for (size_t c = 0; c < n; ++c) put_be(f, all[4 * c]);
   fprintf(f, "\nVECTORS u double\n");
@@ -42,10 +42,11 @@ void lbm_write_vtk(const lbm_params *p, const char *path, const double *all, int
 void lbm_write_profile(const lbm_params *p, const char *path, const double *all, int steps) {
   const int cavity = strcmp(p->flow, "cavity") == 0;
   const int nmax = p->size[0] > p->size[2] ? p->size[0] : p->size[2];
-  double *s = kit_malloc((size_t)nmax * sizeof *s, "profile"), *v = kit_malloc((size_t)nmax * sizeof *v, "profile");
+  double *s = kit_malloc((size_t)nmax * sizeof *s, "profile"),
+         *v = kit_malloc((size_t)nmax * sizeof *v, "profile");
   FILE *f = kit_output_open("--profile", path, "w");
-  fprintf(f, "# lbm %s, %d x %d x %d cells, Re %g, U %g, tau %.6f, step %d; velocities / U\n", p->flow, p->size[0],
-          p->size[1], p->size[2], p->re, p->u_ref, p->tau, steps);
+  fprintf(f, "# lbm %s, %d x %d x %d cells, Re %g, U %g, tau %.6f, step %d; velocities / U\n", p->flow,
+          p->size[0], p->size[1], p->size[2], p->re, p->u_ref, p->tau, steps);
   fprintf(f, "line,source,s,velocity\n");
   const int lines = cavity ? 2 : 1;
   for (int which = 0; which < lines; ++which) {

@@ -20,7 +20,8 @@ void lbm_reference(const lbm_params *p, int steps, double *out) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int l = 1; l <= b.nz; ++l)
       for (int j = 0; j < b.ny; ++j)
-        for (int i = 0; i < b.nx; ++i) lbm_update_cell(f, fn, &g, i, j, l, p->omega, p->force[0], p->force[1], p->force[2]);
+        for (int i = 0; i < b.nx; ++i)
+          lbm_update_cell(f, fn, &g, i, j, l, p->omega, p->force[0], p->force[1], p->force[2]);
     double *t_ = f;
     f = fn;
     fn = t_;

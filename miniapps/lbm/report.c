@@ -12,11 +12,14 @@
 /* Bytes one cell update must move with two lattices: read 19 populations, write 19. */
 #define LBM_BYTES_PER_CELL (2.0 * LBM_Q * 8.0)
 
-static double cells_of(const lbm_params *p) { return (double)p->size[0] * p->size[1] * p->size[2]; }
+static double cells_of(const lbm_params *p) {
+  return (double)p->size[0] * p->size[1] * p->size[2];
+}
 
 void lbm_measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double cells = cells_of(((const lbm_run *)ctx)->c.p);
-  *m = (kit_measure){"MLUP/s", "MLUP/s", cells * t->iters / t->time.median * 1e-6, LBM_BYTES_PER_CELL * cells};
+  *m =
+      (kit_measure){"MLUP/s", "MLUP/s", cells * t->iters / t->time.median * 1e-6, LBM_BYTES_PER_CELL * cells};
 }
 
 void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
@@ -35,7 +38,8 @@ void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit
   kit_json_string(j, "init", p->init);
   /* How the face populations travel: --halo for the variants that have it; multi-thread copies
    * peer to peer (five copies at its MPI ends); cpu packs on the host. */
-  kit_json_string(j, "halo", !v->needs_gpu ? "host" : (strcmp(v->name, "multi-thread") == 0 ? "peer" : p->halo));
+  kit_json_string(j, "halo",
+                  !v->needs_gpu ? "host" : (strcmp(v->name, "multi-thread") == 0 ? "peer" : p->halo));
   kit_json_int(j, "iters", p->run.iters);
   kit_json_int(j, "steps", r->out.steps);
   kit_json_int(j, "start_step", p->start_step);
@@ -56,7 +60,8 @@ void lbm_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, 
   const lbm_params *p = r->c.p;
   const kit_env *env = r->c.env;
   kit_report_result(rep, "tau", p->tau, "");
-  if (r->out.steady_mode) kit_report_result(rep, "steps_to_steady", r->out.steady_reached ? r->out.steps : -1, "steps");
+  if (r->out.steady_mode)
+    kit_report_result(rep, "steps_to_steady", r->out.steady_reached ? r->out.steps : -1, "steps");
   double *macro = kit_malloc(4 * r->c.blk.plane * (size_t)r->c.blk.nz * sizeof(double), "result");
   v->fetch(st, macro);
   double *all = (p->run.verify || p->dump || p->vtk || p->profile) ? lbm_gather(p, &r->c.blk, macro) : NULL;

@@ -57,5 +57,9 @@ void lbm_free_context(void *ctx) {
   free(ctx);
 }
 
-int lbm_cpu_units(const void *ctx, double fraction) { return kit_cpu_planes(((const lbm_run *)ctx)->c.blk.nz, fraction); }
-void lbm_set_cpu_fraction(void *ctx, double fraction) { ((lbm_run *)ctx)->c.cpu_fraction = fraction; }
+int lbm_cpu_units(const void *ctx, double fraction) {
+  return kit_cpu_planes(((const lbm_run *)ctx)->c.blk.nz, fraction);
+}
+void lbm_set_cpu_fraction(void *ctx, double fraction) {
+  ((lbm_run *)ctx)->c.cpu_fraction = fraction;
+}

@@ -29,7 +29,8 @@ int lbm_timed(void *ctx, const kit_variant *v, void *st, kit_timing *t) {
   memset(t, 0, sizeof *t);
   o->steady_mode = 1;
   const size_t n = 4 * r->c.blk.plane * (size_t)r->c.blk.nz;
-  double *prev = kit_malloc(n * sizeof(double), "steady check"), *cur = kit_malloc(n * sizeof(double), "steady check");
+  double *prev = kit_malloc(n * sizeof(double), "steady check"),
+         *cur = kit_malloc(n * sizeof(double), "steady check");
   v->fetch(st, prev);
   const kit_halo *h = v->halo ? v->halo(st) : NULL;
   if (h) {

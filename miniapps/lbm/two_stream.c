@@ -20,9 +20,9 @@ typedef struct two_stream_state {
   lbm_dev_block d;
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary update is done */
-  cudaEvent_t bulk_done; /* this step's bulk is done */
-  lbm_dev_faces faces;   /* the face buffers of --halo */
-  kit_halo halo;         /* MPI neighbours and counters */
+  cudaEvent_t bulk_done;     /* this step's bulk is done */
+  lbm_dev_faces faces;       /* the face buffers of --halo */
+  kit_halo halo;             /* MPI neighbours and counters */
 } two_stream_state;
 
 static void init_state(two_stream_state *s) {
@@ -43,7 +43,8 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0, 1);
+  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0,
+                1);
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
   lbm_dev_faces_init(&s->faces, &s->d, mode);
@@ -51,7 +52,9 @@ static void *ts_setup(const void *arg) {
   return s;
 }
 
-static void ts_reset(void *st) { init_state(st); }
+static void ts_reset(void *st) {
+  init_state(st);
+}
 
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
@@ -109,9 +112,15 @@ static void ts_run(void *st, int steps) {
   KIT_RANGE_POP();
 }
 
-static void ts_fetch(void *st, void *out) { lbm_dev_block_fetch(&((two_stream_state *)st)->d, out); }
-static void ts_fetch_lattice(void *st, double *f) { lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f); }
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->halo; }
+static void ts_fetch(void *st, void *out) {
+  lbm_dev_block_fetch(&((two_stream_state *)st)->d, out);
+}
+static void ts_fetch_lattice(void *st, double *f) {
+  lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f);
+}
+static const kit_halo *ts_halo(void *st) {
+  return &((two_stream_state *)st)->halo;
+}
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;
@@ -126,16 +135,18 @@ static void ts_teardown(void *st) {
 }
 
 const lbm_variant lbm_two_stream = {
-    .base = {
-        .name = "two-stream",
-        .summary = "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream",
-        .needs_gpu = 1,
-        .setup = ts_setup,
-        .reset = ts_reset,
-        .run = ts_run,
-        .fetch = ts_fetch,
-        .halo = ts_halo,
-        .teardown = ts_teardown,
-    },
+    .base =
+        {
+            .name = "two-stream",
+            .summary = "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) "
+                       "overlaps the bulk stream",
+            .needs_gpu = 1,
+            .setup = ts_setup,
+            .reset = ts_reset,
+            .run = ts_run,
+            .fetch = ts_fetch,
+            .halo = ts_halo,
+            .teardown = ts_teardown,
+        },
     .fetch_lattice = ts_fetch_lattice,
 };

@@ -8,6 +8,8 @@
  * - steady state: with --until-steady, the run got there within --iters steps.
  * No check compares a variant with itself: the oracle is a separate loop over the whole
  * domain, and the others compare with closed forms or published numbers. */
+#include "verify.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,6 @@
 #include "kit/halo.h"
 #include "kit/report.h"
 #include "lbm.h"
-#include "verify.h"
 
 #define EPS 2.220446049250313e-16
 
@@ -80,18 +81,20 @@ double lbm_poiseuille_exact(const lbm_params *p, int k) {
 lbm_ak_errors lbm_ak2005_compare(const lbm_params *p, const double *all) {
   lbm_ak_errors e = {0.0, 0.0, 0.0, 0.0};
   const int nmax = p->size[0] > p->size[2] ? p->size[0] : p->size[2];
-  double *s = kit_malloc((size_t)nmax * sizeof *s, "profile"), *v = kit_malloc((size_t)nmax * sizeof *v, "profile");
+  double *s = kit_malloc((size_t)nmax * sizeof *s, "profile"),
+         *v = kit_malloc((size_t)nmax * sizeof *v, "profile");
   double sq = 0.0;
   int count = 0;
   for (int which = 0; which < 2; ++which) {
     const int n = lbm_centreline(p, all, which, s, v);
     const double wall1 = which == 0 ? 1.0 : 0.0; /* the lid at z = 1 moves at U */
-    for (int m = 1; m < AK2005_N - 1; ++m) {      /* the end points are the walls themselves */
+    for (int m = 1; m < AK2005_N - 1; ++m) {     /* the end points are the walls themselves */
       double s0, ref;
       ak2005_map(which, m, &s0, &ref);
       const double d = fabs(lbm_profile_at(s, v, n, 0.0, wall1, s0) - ref);
       if (!(d <= e.max_all)) e.max_all = d; /* NaN counts as the worst error */
-      if (s0 >= LBM_AK_WALL_BAND && s0 <= 1.0 - LBM_AK_WALL_BAND && !(d <= e.max_interior)) e.max_interior = d;
+      if (s0 >= LBM_AK_WALL_BAND && s0 <= 1.0 - LBM_AK_WALL_BAND && !(d <= e.max_interior))
+        e.max_interior = d;
       sq += d * d;
       count++;
     }
@@ -118,12 +121,27 @@ lbm_ak_errors lbm_ak2005_compare(const lbm_params *p, const double *all) {
 #define AK_TOL_INTERIOR 0.03
 #define AK_TOL_EXTREMA 0.03
 
-void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, const lbm_outcome *o, kit_report *r) {
+void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, const lbm_outcome *o,
+                kit_report *r) {
   const int nx = p->size[0], ny = p->size[1], nz = p->size[2];
   const size_t n = (size_t)nx * ny * nz;
   const int cavity = strcmp(p->flow, "cavity") == 0;
   /* Everything is computed on rank 0 and broadcast: res[] in the order below. */
-  enum { ORACLE_ABS, ORACLE_REL, MASS0, MASS, UMAX, MIRROR, POIS, POIS_BGK, AK_MAX, AK_RMS, AK_INT, AK_EXT, NRES };
+  enum {
+    ORACLE_ABS,
+    ORACLE_REL,
+    MASS0,
+    MASS,
+    UMAX,
+    MIRROR,
+    POIS,
+    POIS_BGK,
+    AK_MAX,
+    AK_RMS,
+    AK_INT,
+    AK_EXT,
+    NRES
+  };
   double res[NRES];
   for (int i = 0; i < NRES; ++i) res[i] = 0.0;
   if (env->rank == 0) {
@@ -158,7 +176,8 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
           if (!(speed <= umax)) umax = speed;
           /* Mirror image in y: rho, ux, uz even, uy odd. */
           const double *b = all + 4 * (((size_t)k * ny + (size_t)(ny - 1 - j)) * nx + (size_t)i);
-          const double dm = fmax(fmax(fabs(a[0] - b[0]), fabs(a[1] - b[1])), fmax(fabs(a[2] + b[2]), fabs(a[3] - b[3])));
+          const double dm =
+              fmax(fmax(fabs(a[0] - b[0]), fabs(a[1] - b[1])), fmax(fabs(a[2] + b[2]), fabs(a[3] - b[3])));
           if (!(dm <= mirror)) mirror = dm;
           if (!cavity) {
             const double ue = lbm_poiseuille_exact(p, k + 1) * p->u_ref;
@@ -196,8 +215,9 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
   if (p->skip_oracle)
     kit_report_check(r, "oracle", KIT_VERIFY_SKIPPED, 0.0, limit, "skipped (--skip-oracle)");
   else
-    kit_report_check(r, "oracle", res[ORACLE_ABS] <= limit ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[ORACLE_ABS],
-                     limit, "max |(rho,u) - oracle| = %.3e over %d x %d x %d cells after %d steps (limit %g)",
+    kit_report_check(r, "oracle", res[ORACLE_ABS] <= limit ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                     res[ORACLE_ABS], limit,
+                     "max |(rho,u) - oracle| = %.3e over %d x %d x %d cells after %d steps (limit %g)",
                      res[ORACLE_ABS], nx, ny, nz, o->steps, limit);
 
   /* Mass. */
@@ -211,9 +231,10 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
 
   if (cavity) {
     if (strcmp(p->init, "rest") == 0)
-      kit_report_check(r, "mirror_symmetry", res[MIRROR] <= MIRROR_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
-                       res[MIRROR], MIRROR_TOL, "max |field - its mirror image in y| / U = %.3e (limit %g)",
-                       res[MIRROR], MIRROR_TOL);
+      kit_report_check(r, "mirror_symmetry",
+                       res[MIRROR] <= MIRROR_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[MIRROR],
+                       MIRROR_TOL, "max |field - its mirror image in y| / U = %.3e (limit %g)", res[MIRROR],
+                       MIRROR_TOL);
     else
       kit_report_check(r, "mirror_symmetry", KIT_VERIFY_SKIPPED, res[MIRROR], MIRROR_TOL,
                        "not applicable: --init random breaks the symmetry");
@@ -225,16 +246,18 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
       kit_report_result(r, "ak2005_max_err_interior", res[AK_INT], "U");
       kit_report_result(r, "ak2005_extrema_err", res[AK_EXT], "U");
     }
-    const char *why = !re1000                             ? "needs --re 1000"
-                      : !(nx == ny && ny == nz)           ? "needs a cube"
-                      : nx < 96                           ? "needs at least 96^3 cells"
+    const char *why = !re1000                                  ? "needs --re 1000"
+                      : !(nx == ny && ny == nz)                ? "needs a cube"
+                      : nx < 96                                ? "needs at least 96^3 cells"
                       : !(o->steady_mode && o->steady_reached) ? "needs a steady state (--until-steady)"
                                                                : NULL;
     if (why) {
-      kit_report_check(r, "ak2005_profiles", KIT_VERIFY_SKIPPED, res[AK_INT], AK_TOL_INTERIOR, "not applicable: %s", why);
+      kit_report_check(r, "ak2005_profiles", KIT_VERIFY_SKIPPED, res[AK_INT], AK_TOL_INTERIOR,
+                       "not applicable: %s", why);
     } else {
       const int ok = res[AK_INT] <= AK_TOL_INTERIOR && res[AK_EXT] <= AK_TOL_EXTREMA;
-      kit_report_check(r, "ak2005_profiles", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[AK_INT], AK_TOL_INTERIOR,
+      kit_report_check(r, "ak2005_profiles", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[AK_INT],
+                       AK_TOL_INTERIOR,
                        "centre lines vs Albensoeder-Kuhlmann 2005 T5/T6: interior max %.4f, all max %.4f, "
                        "extrema %.4f (limits %.2f, -, %.2f) x U",
                        res[AK_INT], res[AK_MAX], res[AK_EXT], AK_TOL_INTERIOR, AK_TOL_EXTREMA);
@@ -245,8 +268,9 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
     const double ptol = POISEUILLE_TOL_32 * (32.0 / nz) * (32.0 / nz);
     kit_report_result(r, "poiseuille_l2_error", res[POIS], "relative");
     if (o->steady_mode && o->steady_reached)
-      kit_report_check(r, "poiseuille_profile", res[POIS] <= ptol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[POIS],
-                       ptol, "relative L2 error of u vs the analytic parabola %.3e (limit %.2e = 1e-3 x (32/%d)^2)",
+      kit_report_check(r, "poiseuille_profile", res[POIS] <= ptol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                       res[POIS], ptol,
+                       "relative L2 error of u vs the analytic parabola %.3e (limit %.2e = 1e-3 x (32/%d)^2)",
                        res[POIS], ptol, nz);
     else
       kit_report_check(r, "poiseuille_profile", KIT_VERIFY_SKIPPED, res[POIS], ptol,
@@ -257,10 +281,12 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
     /* The sharper check: the discrete solution itself, at any gap and tau. What is left is
      * the transient the steady criterion lets through (about 5e-7 at TOL 1e-7). */
     if (o->steady_mode && o->steady_reached && p->until_steady <= 1e-7)
-      kit_report_check(r, "poiseuille_bgk_slip", res[POIS_BGK] <= POISEUILLE_BGK_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
-                       res[POIS_BGK], POISEUILLE_BGK_TOL,
-                       "relative L2 error vs parabola + BGK slip F(16(tau-1/2)^2-3)/(24 nu) = %.3e (limit %g)",
-                       res[POIS_BGK], POISEUILLE_BGK_TOL);
+      kit_report_check(
+          r, "poiseuille_bgk_slip",
+          res[POIS_BGK] <= POISEUILLE_BGK_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[POIS_BGK],
+          POISEUILLE_BGK_TOL,
+          "relative L2 error vs parabola + BGK slip F(16(tau-1/2)^2-3)/(24 nu) = %.3e (limit %g)",
+          res[POIS_BGK], POISEUILLE_BGK_TOL);
     else
       kit_report_check(r, "poiseuille_bgk_slip", KIT_VERIFY_SKIPPED, res[POIS_BGK], POISEUILLE_BGK_TOL,
                        "not applicable: needs --until-steady 1e-7 or smaller; error now %.3e", res[POIS_BGK]);

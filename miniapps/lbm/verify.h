@@ -32,15 +32,16 @@ double lbm_poiseuille_bgk(const lbm_params *p, int k);
 
 /* Cavity against Albensoeder & Kuhlmann 2005 (ak2005.h): errors / U at the tabulated points. */
 typedef struct lbm_ak_errors {
-  double max_all, rms_all;   /* every tabulated point */
-  double max_interior;       /* points at least LBM_AK_WALL_BAND from every wall */
-  double ext_err;            /* worst error of the three extrema (Table 5 min, Table 6 min/max) */
+  double max_all, rms_all; /* every tabulated point */
+  double max_interior;     /* points at least LBM_AK_WALL_BAND from every wall */
+  double ext_err;          /* worst error of the three extrema (Table 5 min, Table 6 min/max) */
 } lbm_ak_errors;
 #define LBM_AK_WALL_BAND 0.06
 lbm_ak_errors lbm_ak2005_compare(const lbm_params *p, const double *all);
 
 /* Runs every check and records it in r; `all` is rank 0's whole field. */
-void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, const lbm_outcome *o, kit_report *r);
+void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, const lbm_outcome *o,
+                kit_report *r);
 
 /* output.c: --dump, --vtk, --profile (rank 0, whole field; exit 3 on an I/O error). */
 void lbm_write_vtk(const lbm_params *p, const char *path, const double *all, int steps);

@@ -42,9 +42,13 @@ void pt_owner_coords(const int nc[3], const int dims[3], const int cell[3], int 
 }
 
 /* The three below are binning.h's, which the GPU kernels call too: one binning for both. */
-int64_t pt_gid(const int nc[3], const int c[3]) { return pt_gid_hd(nc, c); }
+int64_t pt_gid(const int nc[3], const int c[3]) {
+  return pt_gid_hd(nc, c);
+}
 
-int pt_lookup(const pt_decomp *d, int64_t gid) { return pt_lookup_hd(d->array, d->ncells, gid); }
+int pt_lookup(const pt_decomp *d, int64_t gid) {
+  return pt_lookup_hd(d->array, d->ncells, gid);
+}
 
 pt_binner pt_binner_of(const pt_params *p, const pt_decomp *d, const pt_cell_entry *cells) {
   pt_binner b;
@@ -97,7 +101,9 @@ static int cmp_entry(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int shift_code(const int s[3]) { return (s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1); }
+static int shift_code(const int s[3]) {
+  return (s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1);
+}
 
 static int cmp_conn(const void *a, const void *b) {
   const pt_conn *x = a, *y = b;
@@ -268,7 +274,9 @@ static void build(pt_decomp *d) {
         for (int dx = -1; dx <= 1; ++dx) {
           const int n[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
           const int l = pt_lookup(d, pt_gid(nc, n));
-          if (l < 0) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "cell tiling: a neighbour of an owned cell is missing");
+          if (l < 0)
+            kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+                    "cell tiling: a neighbour of an owned cell is missing");
           d->nbr[27 * lid + m++] = l;
         }
   }
@@ -307,7 +315,8 @@ static void build(pt_decomp *d) {
     for (int i = 0; i < d->nconn; ++i) mark[i] = 0;
     for (int m = 0; m < 27; ++m) {
       const int l = d->nbr[27 * lid + m];
-      if (pt_group(d, l) == PT_EXTERNAL && d->ext_conn[l - d->first[2]] >= 0) mark[d->ext_conn[l - d->first[2]]] = 1;
+      if (pt_group(d, l) == PT_EXTERNAL && d->ext_conn[l - d->first[2]] >= 0)
+        mark[d->ext_conn[l - d->first[2]]] = 1;
     }
     for (int i = 0; i < d->nconn; ++i)
       if (mark[i]) d->conn_list[pos++] = i;
@@ -343,7 +352,8 @@ void pt_decomp_copy(pt_decomp *dst, const pt_decomp *src) {
   dst->nbr = dup_bytes(src->nbr, 27 * nown * sizeof *src->nbr, "cell neighbours");
   dst->conn = dup_bytes(src->conn, (size_t)src->nconn * sizeof *src->conn, "connections");
   dst->conn_start = dup_bytes(src->conn_start, (nf + 1) * sizeof *src->conn_start, "connection matrix");
-  dst->conn_list = dup_bytes(src->conn_list, (size_t)src->conn_start[nf] * sizeof *src->conn_list, "connection matrix");
+  dst->conn_list =
+      dup_bytes(src->conn_list, (size_t)src->conn_start[nf] * sizeof *src->conn_list, "connection matrix");
   dst->ext_conn = dup_bytes(src->ext_conn, next_ * sizeof *src->ext_conn, "external connections");
 }
 

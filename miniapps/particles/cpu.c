@@ -36,12 +36,12 @@ typedef struct cpu_state {
   const pt_decomp *d;
   /* Owned particles first, then the received copies (ghosts), in the combined arrays. */
   long long n, ng, cap;
-  int64_t *id;          /* n + ng */
-  double *x;            /* 3 (n + ng) */
-  double *v, *f;        /* 3 n */
-  double *pe, *vir;     /* n: half the pair energies and virials of each particle */
-  int *cell;            /* n: local cell */
-  int *cstart;          /* the cell matrix: particles of local cell l are [cstart[l], cstart[l+1]) */
+  int64_t *id;      /* n + ng */
+  double *x;        /* 3 (n + ng) */
+  double *v, *f;    /* 3 n */
+  double *pe, *vir; /* n: half the pair energies and virials of each particle */
+  int *cell;        /* n: local cell */
+  int *cstart;      /* the cell matrix: particles of local cell l are [cstart[l], cstart[l+1]) */
   /* The received copies, kept apart so a stale-halo fault can reuse them. */
   long long gn, gcap;
   int64_t *gid;
@@ -49,7 +49,7 @@ typedef struct cpu_state {
   int *gcell;
   px_plan ghost, migr;
   pt_traffic tr;
-  double *th;           /* thermo rows, PT_TH_N each */
+  double *th; /* thermo rows, PT_TH_N each */
   int th_rows, th_cap;
   int stale, exchanged; /* KIT_FAULT=stale-halo: exchange the copies once only */
   int has_walls;        /* an irregular domain: reflect off `walls` after every drift */
@@ -61,15 +61,19 @@ typedef struct cpu_state {
   int *scell, *count;
 } cpu_state;
 
-static void *xalloc(size_t bytes, const char *what) { return kit_malloc(bytes > 0 ? bytes : 1, what); }
+static void *xalloc(size_t bytes, const char *what) {
+  return kit_malloc(bytes > 0 ? bytes : 1, what);
+}
 
 static void reserve(cpu_state *s, long long need) {
   if (need <= s->cap) return;
   long long c = s->cap > 0 ? s->cap : 1024;
   while (c < need) c *= 2;
   int64_t *id = xalloc((size_t)c * sizeof *id, "particles");
-  double *x = xalloc((size_t)c * 3 * sizeof *x, "particles"), *v = xalloc((size_t)c * 3 * sizeof *v, "particles"),
-         *f = xalloc((size_t)c * 3 * sizeof *f, "particles"), *pe = xalloc((size_t)c * sizeof *pe, "particles"),
+  double *x = xalloc((size_t)c * 3 * sizeof *x, "particles"),
+         *v = xalloc((size_t)c * 3 * sizeof *v, "particles"),
+         *f = xalloc((size_t)c * 3 * sizeof *f, "particles"),
+         *pe = xalloc((size_t)c * sizeof *pe, "particles"),
          *vir = xalloc((size_t)c * sizeof *vir, "particles");
   int *cell = xalloc((size_t)c * sizeof *cell, "particles");
   if (s->cap > 0) {
@@ -148,7 +152,8 @@ static void forces(cpu_state *s, int c0, int c1) {
   const double *x = s->x;
 #pragma omp parallel for schedule(dynamic, 8)
   for (int c = c0; c < c1; ++c)
-    for (int i = cs[c]; i < cs[c + 1]; ++i) lj_force_on(i, c, x, nbr, cs, rc2, eshift, s->f + 3 * i, s->pe + i, s->vir + i);
+    for (int i = cs[c]; i < cs[c + 1]; ++i)
+      lj_force_on(i, c, x, nbr, cs, rc2, eshift, s->f + 3 * i, s->pe + i, s->vir + i);
 }
 
 /* Step 2: migration (Sec. 3.2.2). */
@@ -174,8 +179,8 @@ static void migrate(cpu_state *s) {
      * receiver's frame; x + L may round up to L itself, which belongs to no cell of [0, L). */
     const int k = d->ext_conn[c - d->first[2]];
     if (k < 0)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "particle %lld went through a wall into a cell no rank owns",
-              (long long)s->id[i]);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "particle %lld went through a wall into a cell no rank owns", (long long)s->id[i]);
     const int *sh = d->conn[k].shift;
     double *r = px_send_slot(&s->migr, k);
     r[0] = (double)s->id[i];
@@ -342,7 +347,8 @@ static void init_state(cpu_state *s) {
   for (long long i = 0; i < in->n; ++i) {
     const int c = pt_cell_of(s->p, s->d, in->x + 3 * i);
     if (c < 0 || pt_group(s->d, c) == PT_EXTERNAL)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "initial particle %lld is not in an owned cell", (long long)in->id[i]);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "initial particle %lld is not in an owned cell",
+              (long long)in->id[i]);
     s->id[s->n] = in->id[i];
     memcpy(s->x + 3 * s->n, in->x + 3 * i, 3 * sizeof(double));
     memcpy(s->v + 3 * s->n, in->v + 3 * i, 3 * sizeof(double));
@@ -374,7 +380,9 @@ static void *cpu_setup(const void *ctx) {
   return s;
 }
 
-static void cpu_reset(void *st) { init_state(st); }
+static void cpu_reset(void *st) {
+  init_state(st);
+}
 
 static void cpu_run(void *st, int steps) {
   cpu_state *s = st;
@@ -399,7 +407,8 @@ static void cpu_run(void *st, int steps) {
     }
     if (bad >= 0)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
-              "particle %lld moved more than one voxel in one step (--dt too large, or the system blew up)", bad);
+              "particle %lld moved more than one voxel in one step (--dt too large, or the system blew up)",
+              bad);
     s->tr.wall_hits += hits;
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("migrate");
@@ -419,7 +428,9 @@ static void cpu_run(void *st, int steps) {
   s->tr.bytes = s->ghost.bytes + s->migr.bytes;
 }
 
-static long long cpu_count(void *st) { return ((cpu_state *)st)->n; }
+static long long cpu_count(void *st) {
+  return ((cpu_state *)st)->n;
+}
 
 static void cpu_fetch(void *st, void *out) {
   cpu_state *s = st;
@@ -438,7 +449,9 @@ static const double *cpu_thermo(void *st, int *steps) {
   return s->th;
 }
 
-static const pt_traffic *cpu_traffic(void *st) { return &((cpu_state *)st)->tr; }
+static const pt_traffic *cpu_traffic(void *st) {
+  return &((cpu_state *)st)->tr;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;

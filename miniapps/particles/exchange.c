@@ -18,7 +18,9 @@
 
 #include "kit/check.h"
 
-static int code(const int s[3]) { return (s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1); }
+static int code(const int s[3]) {
+  return (s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1);
+}
 
 void px_init(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int tag_base) {
   memset(x, 0, sizeof *x);
@@ -50,7 +52,8 @@ void px_init(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int tag_b
   x->nremote = x->n;
 }
 
-void px_init_tiles(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int kind, int me, int tiles_per_rank) {
+void px_init_tiles(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int kind, int me,
+                   int tiles_per_rank) {
   const int t = tiles_per_rank, mine = me % t, my_rank = me / t;
   px_init(x, comm, d, width, 0);
   x->nremote = 0;
@@ -126,26 +129,28 @@ void px_start(px_plan *x) {
     x->req[k] = x->req[x->n + k] = MPI_REQUEST_NULL;
     if (x->local[k]) continue;
     if (x->scount[k] * (size_t)x->width > 2147483647u)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a message of %zu records is too large for MPI", x->scount[k]);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "a message of %zu records is too large for MPI",
+              x->scount[k]);
     sc[k] = (int)x->scount[k];
     KIT_MPI_CHECK(MPI_Irecv(&rc[k], 1, MPI_INT, x->rank[k], x->rtag[k], x->comm, &x->req[k]));
   }
   for (int k = 0; k < x->n; ++k)
-    if (!x->local[k]) KIT_MPI_CHECK(MPI_Isend(&sc[k], 1, MPI_INT, x->rank[k], x->stag[k], x->comm, &x->req[x->n + k]));
+    if (!x->local[k])
+      KIT_MPI_CHECK(MPI_Isend(&sc[k], 1, MPI_INT, x->rank[k], x->stag[k], x->comm, &x->req[x->n + k]));
   KIT_MPI_CHECK(MPI_Waitall(2 * x->n, x->req, x->status));
   /* Phase 2: the records; receives first, then sends; px_finish waits. */
   for (int k = 0; k < x->n; ++k) {
     if (x->local[k]) continue; /* its request stays MPI_REQUEST_NULL */
     x->rcount[k] = (size_t)rc[k];
     grow(&x->rbuf[k], &x->rcap[k], x->rcount[k] * (size_t)x->width + 1, 0);
-    KIT_MPI_CHECK(MPI_Irecv(x->rbuf[k], (int)(x->rcount[k] * x->width), MPI_DOUBLE, x->rank[k], x->rtag[k] + 32,
-                            x->comm, &x->req[k]));
+    KIT_MPI_CHECK(MPI_Irecv(x->rbuf[k], (int)(x->rcount[k] * x->width), MPI_DOUBLE, x->rank[k],
+                            x->rtag[k] + 32, x->comm, &x->req[k]));
   }
   for (int k = 0; k < x->n; ++k) {
     if (x->local[k]) continue;
     if (!x->sbuf[k]) grow(&x->sbuf[k], &x->scap[k], 1, 0);
-    KIT_MPI_CHECK(MPI_Isend(x->sbuf[k], (int)(x->scount[k] * x->width), MPI_DOUBLE, x->rank[k], x->stag[k] + 32,
-                            x->comm, &x->req[x->n + k]));
+    KIT_MPI_CHECK(MPI_Isend(x->sbuf[k], (int)(x->scount[k] * x->width), MPI_DOUBLE, x->rank[k],
+                            x->stag[k] + 32, x->comm, &x->req[x->n + k]));
     x->messages += 2;
     x->bytes += (long long)sizeof(int) + (long long)(x->scount[k] * x->width * sizeof(double));
   }

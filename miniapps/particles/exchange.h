@@ -13,16 +13,16 @@ extern "C" {
 /* One message per connection and direction, of records of `width` doubles. */
 typedef struct px_plan {
   MPI_Comm comm;
-  int n, width;            /* connections, doubles per record */
-  int *rank, *stag, *rtag; /* peer, send tag and receive tag per connection */
-  int *local;              /* 1: the peer is a thread of this process (multi-thread); no MPI,
-                              the caller fills rcount/rbuf with px_take_local */
-  int nremote;             /* connections that go over MPI */
-  size_t *scount, *rcount; /* records to send and received, per connection */
-  size_t *scap, *rcap;     /* capacities of the buffers, in doubles */
-  double **sbuf, **rbuf;   /* staging buffers */
-  MPI_Request *req;        /* 2 n: receives, then sends */
-  MPI_Status *status;      /* 2 n */
+  int n, width;              /* connections, doubles per record */
+  int *rank, *stag, *rtag;   /* peer, send tag and receive tag per connection */
+  int *local;                /* 1: the peer is a thread of this process (multi-thread); no MPI,
+                                the caller fills rcount/rbuf with px_take_local */
+  int nremote;               /* connections that go over MPI */
+  size_t *scount, *rcount;   /* records to send and received, per connection */
+  size_t *scap, *rcap;       /* capacities of the buffers, in doubles */
+  double **sbuf, **rbuf;     /* staging buffers */
+  MPI_Request *req;          /* 2 n: receives, then sends */
+  MPI_Status *status;        /* 2 n */
   long long messages, bytes; /* sent since px_init (or the caller's reset) */
 } px_plan;
 
@@ -33,7 +33,8 @@ void px_init(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int tag_b
  * image, so messages between two processes never mix (at most 128 T^2 tags: T <= 16 keeps
  * them within the 32767 MPI guarantees). With T = 1 the tags are px_init's with tag_base
  * 64 x kind. */
-void px_init_tiles(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int kind, int me, int tiles_per_rank);
+void px_init_tiles(px_plan *x, MPI_Comm comm, const pt_decomp *d, int width, int kind, int me,
+                   int tiles_per_rank);
 void px_free(px_plan *x);
 /* Empties every send list. */
 void px_clear(px_plan *x);

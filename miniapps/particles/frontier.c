@@ -69,7 +69,8 @@ void pt_pack_migrants(const pt_params *p, const pt_decomp *d, const double *rec,
      * x + L may round up to L itself, which belongs to no cell of [0, L) (cpu.c's rule). */
     const int k = d->ext_conn[c - d->first[2]];
     if (k < 0)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "leaver %.17g went through a wall into a cell no rank owns", l[0]);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "leaver %.17g went through a wall into a cell no rank owns", l[0]);
     const int *sh = d->conn[k].shift;
     double *r = px_send_slot(migr, k);
     r[0] = l[0];

@@ -87,7 +87,8 @@ const double *pt_rv_thermo(void *st, int *steps);
 const pt_traffic *pt_rv_traffic(void *st);
 void pt_rv_teardown(void *st); /* frees the state too */
 /* The pt_variant entries after setup: those of base (kit_variant) and particles' own. */
-#define PT_RV_BASE .reset = pt_rv_reset, .run = pt_rv_run, .fetch = pt_rv_fetch, .halo = NULL, .teardown = pt_rv_teardown
+#define PT_RV_BASE \
+  .reset = pt_rv_reset, .run = pt_rv_run, .fetch = pt_rv_fetch, .halo = NULL, .teardown = pt_rv_teardown
 #define PT_RV_HOOKS .count = pt_rv_count, .thermo = pt_rv_thermo, .traffic = pt_rv_traffic
 
 #ifdef __cplusplus

@@ -29,8 +29,8 @@
 
 typedef struct hybrid_state {
   pt_rank_variant v; /* first: the pt_rv_* contract functions take the state */
-  int cpu_c0;    /* the CPU computes owned cells [cpu_c0, first[2]) */
-  int cpu_cells; /* first[2] - cpu_c0 */
+  int cpu_c0;        /* the CPU computes owned cells [cpu_c0, first[2]) */
+  int cpu_cells;     /* first[2] - cpu_c0 */
 } hybrid_state;
 
 /* Forces of the owned cells [a, b) on the host, from the mirror (rows h_cstart, positions
@@ -100,7 +100,8 @@ static void *hy_setup(const void *ctx) {
 
 const pt_variant pt_hybrid = {
     .base = {.name = "hybrid",
-             .summary = "one rank per GPU; the CPU cores compute the forces of a share of the cells (--cpu-fraction F|auto)",
+             .summary = "one rank per GPU; the CPU cores compute the forces of a share of the cells "
+                        "(--cpu-fraction F|auto)",
              .needs_gpu = 1,
              .setup = hy_setup,
              PT_RV_BASE,

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "kit/check.h"
 #include "kit/philox.h"
-#include "geometry.h"
 #include "particles.h"
 #include "reader.h"
 
@@ -170,7 +170,8 @@ static int read_header(pt_reader *r, long long *n, double box[3], char *err, siz
     return -1;
   }
   if (pt_parse_numbers(r->buf, v, 1, &why) != 0 || v[0] != floor(v[0]) || v[0] < 2 || v[0] > 1e12) {
-    snprintf(err, errlen, "line %ld: the particle count must be one integer >= 2%s%s", r->line, why ? ": " : "", why ? why : "");
+    snprintf(err, errlen, "line %ld: the particle count must be one integer >= 2%s%s", r->line,
+             why ? ": " : "", why ? why : "");
     return -1;
   }
   *n = (long long)v[0];
@@ -178,8 +179,8 @@ static int read_header(pt_reader *r, long long *n, double box[3], char *err, siz
    * damaged header: refused before the id bitmap is sized by it (a short file that merely
    * lacks some lines still gets "the file ends after K"). */
   if (*n > r->bytes) {
-    snprintf(err, errlen, "line %ld: %lld particles announced, more than a file of %lld bytes can hold", r->line, *n,
-             r->bytes);
+    snprintf(err, errlen, "line %ld: %lld particles announced, more than a file of %lld bytes can hold",
+             r->line, *n, r->bytes);
     return -1;
   }
   rc = pt_reader_next(r);
@@ -220,7 +221,8 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
   int rc = read_header(&r, &n, box, err, errlen);
   /* Ids seen so far: one bit each, so a duplicate is named with its line. */
   unsigned char *seen = rc == 0 ? calloc((size_t)(n + 7) / 8, 1) : NULL;
-  if (rc == 0 && !seen) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory for %lld particle ids", n);
+  if (rc == 0 && !seen)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory for %lld particle ids", n);
   for (long long k = 0; rc == 0 && k < n; ++k) {
     const int got = pt_reader_next(&r);
     if (got <= 0) {
@@ -253,8 +255,8 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
     seen[id / 8] |= (unsigned char)(1u << (id % 8));
     for (int a = 0; a < 3; ++a)
       if (!(v[1 + a] >= 0.0 && v[1 + a] < box[a])) {
-        snprintf(err, errlen, "line %ld: particle %lld: %c = %g is outside the box [0, %g)", r.line, id, "xyz"[a],
-                 v[1 + a], box[a]);
+        snprintf(err, errlen, "line %ld: particle %lld: %c = %g is outside the box [0, %g)", r.line, id,
+                 "xyz"[a], v[1 + a], box[a]);
         rc = -1;
         break;
       }

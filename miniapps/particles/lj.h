@@ -32,8 +32,8 @@ static inline KIT_HD double lj_pair(double r2, double rc2, double eshift, double
  * a GPU thread) and whatever the rank grid, so it is bitwise reproducible and needs no
  * atomics. pe and vir get half of each pair's energy and r . f (each pair is seen from both
  * ends). x holds 3 doubles per particle, owned particles and received copies alike. */
-static inline KIT_HD void lj_force_on(int i, int c, const double *x, const int *nbr, const int *cstart, double rc2,
-                                      double eshift, double *f, double *pe, double *vir) {
+static inline KIT_HD void lj_force_on(int i, int c, const double *x, const int *nbr, const int *cstart,
+                                      double rc2, double eshift, double *f, double *pe, double *vir) {
   double fx = 0.0, fy = 0.0, fz = 0.0, e_sum = 0.0, w = 0.0;
   const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
   for (int m = 0; m < 27; ++m) {
@@ -48,7 +48,7 @@ static inline KIT_HD void lj_force_on(int i, int c, const double *x, const int *
       fx += fr * dx;
       fy += fr * dy;
       fz += fr * dz;
-      e_sum += 0.5 * e;  /* each pair is seen from both ends */
+      e_sum += 0.5 * e;   /* each pair is seen from both ends */
       w += 0.5 * fr * r2; /* r . f */
     }
   }

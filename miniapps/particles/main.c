@@ -31,7 +31,8 @@ static const kit_variant *const variants[] = {
 static int parse_ranks(const char *arg, void *dest, char *err, size_t errlen) {
   int *r = dest;
   char extra;
-  if (sscanf(arg, "%d,%d,%d%c", &r[0], &r[1], &r[2], &extra) == 3 && r[0] >= 1 && r[1] >= 1 && r[2] >= 1) return 0;
+  if (sscanf(arg, "%d,%d,%d%c", &r[0], &r[1], &r[2], &extra) == 3 && r[0] >= 1 && r[1] >= 1 && r[2] >= 1)
+    return 0;
   snprintf(err, errlen, "'%s' is not PX,PY,PZ with every entry >= 1", arg);
   return -1;
 }
@@ -45,14 +46,17 @@ static int check(const kit_env *env, void *params, const char *variant) {
   const int is_mt = strcmp(variant, "multi-thread") == 0;
   p->allpairs_max = (long long)pb->allpairs;
   if (is_mt && p->run.gpus > PT_MT_MAX_GPUS)
-    return kit_usage_error(env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process", PT_MT_MAX_GPUS);
+    return kit_usage_error(
+        env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process", PT_MT_MAX_GPUS);
   if (p->run.checkpoint_every > 0 && !p->run.checkpoint)
     return kit_usage_error(env, "particles: --checkpoint-every needs --checkpoint FILE");
   if (pb->drift_given && !p->shift)
-    return kit_usage_error(env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
+    return kit_usage_error(
+        env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
   int rc = pt_build_domain(pb, env), tiles = 1;
   if (rc >= 0) return rc;
-  if (is_mt && (tiles = kit_mt_gpus(env, "particles", p->run.gpus, PT_MT_MAX_GPUS)) < 0) return KIT_EXIT_USAGE;
+  if (is_mt && (tiles = kit_mt_gpus(env, "particles", p->run.gpus, PT_MT_MAX_GPUS)) < 0)
+    return KIT_EXIT_USAGE;
   if ((rc = pt_tile_grid(pb, env, tiles > 0 ? tiles : 1, is_mt)) >= 0) return rc;
   /* Its threads post their own messages: a skip, as for a machine without the GPU. */
   if (is_mt && env->nranks > 1 && env->thread_level < MPI_THREAD_MULTIPLE)
@@ -69,7 +73,8 @@ static int outputs(const void *params, const char **flags, const char **paths) {
 
 /* The GPUs given (multi-thread: its tiles per rank), the METIS parts, --restart's file, and
  * what this rank will allocate. */
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   pt_problem *pb = params;
   pt_params *p = &pb->p;
   const int is_mt = v->gpus_max > 0, T = is_mt ? gpus : 1;
@@ -94,7 +99,9 @@ static int context(const kit_env *env, void *params, const kit_variant *v, int g
 static int cpu_units(const void *ctx, double f) {
   return f > 0.0 ? kit_cpu_planes(((const pt_run *)ctx)->c.dec.first[2], f) : 0;
 }
-static void set_cpu_fraction(void *ctx, double f) { ((pt_run *)ctx)->c.cpu_fraction = f; }
+static void set_cpu_fraction(void *ctx, double f) {
+  ((pt_run *)ctx)->c.cpu_fraction = f;
+}
 
 /* Not a timing of its own (0: kit_main's loop); the one hook between the variant's set-up and
  * its steps, where a restart's recomputed forces must equal the checkpoint's. */
@@ -109,8 +116,15 @@ static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
 }
 
 int main(int argc, char **argv) {
-  pt_problem pb = {.p = {.run = kit_run_defaults(), .cells = {5, 5, 5}, .density = 0.8442, .temp = 1.44, .rc = 2.5,
-                         .dt = 0.005, .domain = "box", .max_drift = 1e-4}, .allpairs = 4000};
+  pt_problem pb = {.p = {.run = kit_run_defaults(),
+                         .cells = {5, 5, 5},
+                         .density = 0.8442,
+                         .temp = 1.44,
+                         .rc = 2.5,
+                         .dt = 0.005,
+                         .domain = "box",
+                         .max_drift = 1e-4},
+                   .allpairs = 4000};
   pt_params *p = &pb.p;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p->run, opts);
@@ -137,17 +151,35 @@ int main(int argc, char **argv) {
   opts[n].type = KIT_OPT_END;
   /* What the shared flags mean here. */
   kit_option_named(opts, "iters")->help = "velocity-Verlet steps per timed repetition";
-  kit_option_named(opts, "gpus")->help = "GPUs a node's ranks share, one a rank (multi-thread: GPUs, threads and tiles per process, at most 16) (0: all visible)";
-  kit_option_named(opts, "cpu-fraction")->help = "CPU share of each rank's owned cells, frontier first (auto: the triads' model, kept only if it beats share 0)";
+  kit_option_named(opts, "gpus")->help =
+      "GPUs a node's ranks share, one a rank (multi-thread: GPUs, threads and tiles per process, at most 16) "
+      "(0: all visible)";
+  kit_option_named(opts, "cpu-fraction")->help =
+      "CPU share of each rank's owned cells, frontier first (auto: the triads' model, kept only if it beats "
+      "share 0)";
   const kit_app app = {
       .name = "particles",
-      .summary = "Lennard-Jones particle dynamics over internal/frontier/external cells with migration "
-                 "(Bernaschi et al. Sec. 3.2); variants: cpu naive two-stream multi-thread hybrid",
-      .variants = variants, .gpu_only_fallback = NULL, .opts = opts, .run = &p->run, .params = &pb,
-      .check = check, .outputs = outputs, .plan = plan, .context = context, .free_context = pt_run_free,
-      .cpu_units = cpu_units, .set_cpu_fraction = set_cpu_fraction, .cpu_unit = "cells", .started = started,
-      .measure = measure, .describe = pt_describe, .checkpoint = pt_checkpoint, .finish = pt_finish,
-  };
+      .summary =
+          "Lennard-Jones particle dynamics over internal/frontier/external cells with migration "
+          "(Bernaschi et al. Sec. 3.2); variants: cpu naive two-stream multi-thread hybrid",
+      .variants = variants,
+      .gpu_only_fallback = NULL,
+      .opts = opts,
+      .run = &p->run,
+      .params = &pb,
+      .check = check,
+      .outputs = outputs,
+      .plan = plan,
+      .context = context,
+      .free_context = pt_run_free,
+      .cpu_units = cpu_units,
+      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_unit = "cells",
+      .started = started,
+      .measure = measure,
+      .describe = pt_describe,
+      .checkpoint = pt_checkpoint,
+      .finish = pt_finish};
   const int code = kit_main(&app, argc, argv);
   pt_problem_free(&pb);
   return code;

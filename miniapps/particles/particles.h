@@ -26,31 +26,31 @@ struct pt_geom;
 
 /* Every problem parameter, with the common run flags. */
 typedef struct pt_params {
-  kit_run run;            /* --variant, --iters, --reps, ... */
-  int cells[3];           /* fcc unit cells NX, NY, NZ (--cells); 4 particles each */
-  double density;         /* reduced number density (--density) */
-  double temp;            /* initial temperature (--temp) */
-  double rc;              /* cutoff (--rc) */
-  double dt;              /* time step (--dt) */
-  int shift;              /* --shift: energy-shifted potential, continuous at rc */
-  const char *input;      /* --input FILE: particles from a text file instead of the lattice */
-  const char *domain;     /* --domain: "box" (periodic), "tube" or a voxel mask FILE (walls) */
+  kit_run run;                /* --variant, --iters, --reps, ... */
+  int cells[3];               /* fcc unit cells NX, NY, NZ (--cells); 4 particles each */
+  double density;             /* reduced number density (--density) */
+  double temp;                /* initial temperature (--temp) */
+  double rc;                  /* cutoff (--rc) */
+  double dt;                  /* time step (--dt) */
+  int shift;                  /* --shift: energy-shifted potential, continuous at rc */
+  const char *input;          /* --input FILE: particles from a text file instead of the lattice */
+  const char *domain;         /* --domain: "box" (periodic), "tube" or a voxel mask FILE (walls) */
   const struct pt_geom *geom; /* the irregular domain (geometry.h); NULL for the periodic box */
-  const char *dump_cells; /* --dump-cells FILE: the decomposition, one line per occupied cell */
-  int ranks[3];           /* --ranks PX,PY,PZ: the rank grid (multi-thread: of ranks x threads;
-                             default MPI_Dims_create) */
-  int thermo;             /* --thermo N: steps between thermodynamic lines (0: iters/10) */
-  double max_drift;       /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
-  long long allpairs_max; /* --allpairs-max: the O(N^2) checks run up to this many particles */
-  const char *dump;       /* --dump FILE: id x y z vx vy vz per particle, by id, raw doubles */
-  int start_step;         /* --restart: the checkpoint's step; the run does iters - start_step */
+  const char *dump_cells;     /* --dump-cells FILE: the decomposition, one line per occupied cell */
+  int ranks[3];               /* --ranks PX,PY,PZ: the rank grid (multi-thread: of ranks x threads;
+                                 default MPI_Dims_create) */
+  int thermo;                 /* --thermo N: steps between thermodynamic lines (0: iters/10) */
+  double max_drift;           /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
+  long long allpairs_max;     /* --allpairs-max: the O(N^2) checks run up to this many particles */
+  const char *dump;           /* --dump FILE: id x y z vx vy vz per particle, by id, raw doubles */
+  int start_step;             /* --restart: the checkpoint's step; the run does iters - start_step */
   /* Derived by pt_derive() (or from the --input header). */
-  long long n;            /* particle count */
-  double box[3];          /* box edges */
-  int nc[3];              /* cells per axis of the global tiling: floor(L / rc) */
-  double side[3];         /* cell edges L / nc >= rc */
-  double inv_side[3];     /* nc / L, what binning multiplies by */
-  double rc2, eshift;     /* rc^2 and the energy shift (0 unless --shift) */
+  long long n;        /* particle count */
+  double box[3];      /* box edges */
+  int nc[3];          /* cells per axis of the global tiling: floor(L / rc) */
+  double side[3];     /* cell edges L / nc >= rc */
+  double inv_side[3]; /* nc / L, what binning multiplies by */
+  double rc2, eshift; /* rc^2 and the energy shift (0 unless --shift) */
 } pt_params;
 
 /* Fills the derived fields from the lattice flags (not with --input: pt_read_header). */
@@ -88,7 +88,10 @@ enum { PT_INTERNAL = 0, PT_FRONTIER = 1, PT_EXTERNAL = 2 };
 /* A connection: a neighbouring rank and the periodic image its cells are seen in. Particles
  * sent over connection k are shifted by -shift[k] * L into the receiver's frame. In an
  * irregular (non-periodic) geometry the shift is always 0 and a connection is a rank. */
-typedef struct pt_conn { int rank; int shift[3]; } pt_conn;
+typedef struct pt_conn {
+  int rank;
+  int shift[3];
+} pt_conn;
 
 /* This rank's tiling (Sec. 3.2.1). Cell coordinates are global and unwrapped: the owned
  * block is [lo, hi) per axis, the one-cell shell around it (coordinates -1 and nc included)
@@ -106,14 +109,14 @@ typedef struct pt_decomp {
                              offsets (dz, dy, dx) from -1 to 1, dx fastest */
   int nconn;              /* connections (neighbouring rank x image), sorted by (rank, shift) */
   pt_conn *conn;
-  int *conn_start;        /* the connection matrix: for frontier cell f (lid - first[1]) the */
-  int *conn_list;         /*   connections conn_list[conn_start[f] .. conn_start[f + 1]) */
-  int *ext_conn;          /* for external cell e (lid - first[2]): the connection owning it */
-  int nbr_ranks;          /* distinct neighbouring ranks (itself included if it is one) */
-  int nwall;              /* external cells no rank owns (irregular domains: empty cells
-                             beyond a wall, kept so every owned cell has 27 neighbours;
-                             ext_conn -1, never holding a particle) */
-  const int *owner;       /* while building only (pt_decomp_build_owned): the owner map */
+  int *conn_start;  /* the connection matrix: for frontier cell f (lid - first[1]) the */
+  int *conn_list;   /*   connections conn_list[conn_start[f] .. conn_start[f + 1]) */
+  int *ext_conn;    /* for external cell e (lid - first[2]): the connection owning it */
+  int nbr_ranks;    /* distinct neighbouring ranks (itself included if it is one) */
+  int nwall;        /* external cells no rank owns (irregular domains: empty cells
+                       beyond a wall, kept so every owned cell has 27 neighbours;
+                       ext_conn -1, never holding a particle) */
+  const int *owner; /* while building only (pt_decomp_build_owned): the owner map */
   int me;
 } pt_decomp;
 
@@ -192,29 +195,29 @@ enum { PT_TH_PE, PT_TH_KE, PT_TH_VIR, PT_TH_PX, PT_TH_PY, PT_TH_PZ, PT_TH_N };
 
 /* What the communication of one run moved (this rank, since the last reset of the counters). */
 typedef struct pt_traffic {
-  long long messages, bytes;    /* MPI messages and bytes sent (counts, ghosts, migrants) */
-  long long ghosts_sent;        /* frontier particle copies sent (the selective scheme) */
-  long long ghosts_all_nbrs;    /* what sending every frontier particle to every connection would have */
-  long long ghosts_discarded;   /* received copies the filter dropped */
-  long long migrated;           /* particles that left this rank */
-  long long wall_hits;          /* reflections off the walls of an irregular domain */
-  long long steps;              /* steps these counters cover */
+  long long messages, bytes;  /* MPI messages and bytes sent (counts, ghosts, migrants) */
+  long long ghosts_sent;      /* frontier particle copies sent (the selective scheme) */
+  long long ghosts_all_nbrs;  /* what sending every frontier particle to every connection would have */
+  long long ghosts_discarded; /* received copies the filter dropped */
+  long long migrated;         /* particles that left this rank */
+  long long wall_hits;        /* reflections off the walls of an irregular domain */
+  long long steps;            /* steps these counters cover */
 } pt_traffic;
 
 /* What a variant gets from the app (problem.c: pt_run_build). */
 typedef struct pt_ctx {
   const pt_params *p;
   const kit_env *env;
-  MPI_Comm comm;          /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
-  pt_decomp dec;          /* this rank's tiling, the caller's (setup copies it; multi-thread:
-                             empty, it tiles p->ranks itself) */
-  const int *owner;       /* irregular domains: the tile owning every global cell (METIS; -1:
-                             empty), a tile being a rank (multi-thread: q on thread q % gpus of
-                             rank q / gpus); NULL for the periodic box */
+  MPI_Comm comm;            /* the ranks of this run (the oracle runs on MPI_COMM_SELF) */
+  pt_decomp dec;            /* this rank's tiling, the caller's (setup copies it; multi-thread:
+                               empty, it tiles p->ranks itself) */
+  const int *owner;         /* irregular domains: the tile owning every global cell (METIS; -1:
+                               empty), a tile being a rank (multi-thread: q on thread q % gpus of
+                               rank q / gpus); NULL for the periodic box */
   const pt_particles *init; /* this rank's initial particles */
-  int faults;             /* 1: honour KIT_FAULT (0 for the oracle re-run) */
-  int gpus;               /* multi-thread: tiles (threads, GPUs) of this rank; else 1 */
-  double cpu_fraction;    /* hybrid: CPU share of the owned cells, resolved from auto; else 0 */
+  int faults;               /* 1: honour KIT_FAULT (0 for the oracle re-run) */
+  int gpus;                 /* multi-thread: tiles (threads, GPUs) of this rank; else 1 */
+  double cpu_fraction;      /* hybrid: CPU share of the owned cells, resolved from auto; else 0 */
 } pt_ctx;
 
 /* multi-thread: at most this many threads (tiles) per process, so the MPI tags of
@@ -228,8 +231,8 @@ typedef struct pt_ctx {
  * up the same context up to three times, for --cpu-fraction auto's calibration);
  * base.fetch writes this rank's particles, 10 doubles each (id x y z vx vy vz fx fy fz). */
 typedef struct pt_variant {
-  kit_variant base;                          /* first member: kit_main's view of the variant */
-  long long (*count)(void *st);              /* this rank's particles (fetch's records) */
+  kit_variant base;             /* first member: kit_main's view of the variant */
+  long long (*count)(void *st); /* this rank's particles (fetch's records) */
   /* Local per-step totals since the last reset: (steps + 1) x PT_TH_N doubles, step 0 first. */
   const double *(*thermo)(void *st, int *steps);
   const pt_traffic *(*traffic)(void *st);

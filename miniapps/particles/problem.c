@@ -137,8 +137,8 @@ static void dump_cells(const owner_arg *a, const pt_particles *init, const char 
   KIT_MPI_CHECK(MPI_Reduce(mine, all, ncell, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
   if (env->rank == 0) {
     FILE *f = kit_output_open("--dump-cells", path, "w");
-    fprintf(f, "# particles --dump-cells: domain %s, %d ranks, %d x %d x %d cells of %.6g x %.6g x %.6g\n", p->domain,
-            env->nranks, nc[0], nc[1], nc[2], p->side[0], p->side[1], p->side[2]);
+    fprintf(f, "# particles --dump-cells: domain %s, %d ranks, %d x %d x %d cells of %.6g x %.6g x %.6g\n",
+            p->domain, env->nranks, nc[0], nc[1], nc[2], p->side[0], p->side[1], p->side[2]);
     fprintf(f, "# cx cy cz rank particles frontier\n");
     for (int cz = 0; cz < nc[2]; ++cz)
       for (int cy = 0; cy < nc[1]; ++cy)
@@ -192,15 +192,19 @@ int pt_build_domain(pt_problem *pb, const kit_env *env) {
   pb->irregular = strcmp(p->domain, "box") != 0;
   if (pb->irregular) {
     if (p->input)
-      return kit_usage_error(env, "particles: --input does not apply with --domain %s (the lattice fills the domain)", p->domain);
+      return kit_usage_error(
+          env, "particles: --input does not apply with --domain %s (the lattice fills the domain)",
+          p->domain);
     if (pb->ranks_given)
-      return kit_usage_error(env, "particles: --ranks does not apply with --domain %s (METIS partitions its cells)", p->domain);
+      return kit_usage_error(
+          env, "particles: --ranks does not apply with --domain %s (METIS partitions its cells)", p->domain);
     char err[300];
     if (strcmp(p->domain, "tube") == 0) {
       pt_geom_tube(&pb->geom, p->cells, cbrt(4.0 / p->density)); /* one voxel per fcc unit cell */
     } else {
       if (pb->cells_given)
-        return kit_usage_error(env, "particles: --cells does not apply with --domain FILE (the mask gives the size)");
+        return kit_usage_error(
+            env, "particles: --cells does not apply with --domain FILE (the mask gives the size)");
       /* Every rank reads the mask: all of them must read the same bytes, and agree on the
        * verdict, or one rank's missing file would leave the others waiting (kit/input.h). */
       char why[700];
@@ -212,12 +216,16 @@ int pt_build_domain(pt_problem *pb, const kit_env *env) {
     }
     if (pt_geom_setup(p, &pb->geom, err, sizeof err) != 0) {
       char safe[300];
-      return kit_usage_error(env, "particles: --domain %s: %s", kit_printable(p->domain, safe, sizeof safe), err);
+      return kit_usage_error(env, "particles: --domain %s: %s", kit_printable(p->domain, safe, sizeof safe),
+                             err);
     }
   } else if (p->input) {
     if (pb->cells_given || pb->density_given || pb->temp_given)
-      return kit_usage_error(env, "particles: --%s does not apply with --input (the file gives the particles)",
-                             pb->cells_given ? "cells" : pb->density_given ? "density" : "temp");
+      return kit_usage_error(env,
+                             "particles: --%s does not apply with --input (the file gives the particles)",
+                             pb->cells_given     ? "cells"
+                             : pb->density_given ? "density"
+                                                 : "temp");
     char err[300], why[700];
     /* Every rank reads the file (kit/input.h: same bytes everywhere, one verdict for all). */
     snprintf(why, sizeof why, "particles: --input %s", p->input);
@@ -235,8 +243,10 @@ int pt_build_domain(pt_problem *pb, const kit_env *env) {
    * images, pt_geom_setup asked for one cell.) */
   for (int a = 0; a < 3 && !pb->irregular; ++a)
     if (p->nc[a] < 3)
-      return kit_usage_error(env, "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
-                             p->rc, "xyz"[a], p->box[a], p->nc[a], p->nc[a] == 1 ? "" : "s");
+      return kit_usage_error(env,
+                             "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of "
+                             "side >= rc, 3 are needed",
+                             p->rc, "xyz"[a], p -> box[a], p -> nc[a], p -> nc[a] == 1 ? "" : "s");
   /* A tiling the int cell indices cannot hold, or a box of mostly empty cells (cells.c),
    * before anything is sized by it. (Walls: pt_geom_setup has its own limits.) */
   if (!pb->irregular) {
@@ -262,10 +272,11 @@ int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_
   if (pb->ranks_given) {
     if ((long long)p->ranks[0] * p->ranks[1] * p->ranks[2] != ntiles) {
       if (is_mt)
-        return kit_usage_error(env, "particles: --ranks: %d x %d x %d is not the %d tiles (%d ranks x %d threads) of this run",
-                               p->ranks[0], p->ranks[1], p->ranks[2], ntiles, env->nranks, tiles_per_rank);
-      return kit_usage_error(env, "particles: --ranks: %d x %d x %d is not the %d ranks of this run", p->ranks[0], p->ranks[1],
-                             p->ranks[2], env->nranks);
+        return kit_usage_error(
+            env, "particles: --ranks: %d x %d x %d is not the %d tiles (%d ranks x %d threads) of this run",
+            p->ranks[0], p->ranks[1], p->ranks[2], ntiles, env->nranks, tiles_per_rank);
+      return kit_usage_error(env, "particles: --ranks: %d x %d x %d is not the %d ranks of this run",
+                             p->ranks[0], p->ranks[1], p->ranks[2], env->nranks);
     }
     memcpy(dims, p->ranks, 3 * sizeof *dims);
   } else {
@@ -273,9 +284,11 @@ int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_
   }
   for (int a = 0; a < 3; ++a)
     if (dims[a] > p->nc[a])
-      return kit_usage_error(env, "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
-                             is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", "xyz"[a], dims[0], dims[1],
-                             dims[2], p->nc[a]);
+      return kit_usage_error(
+          env,
+          "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
+          is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", "xyz"[a], dims[0], dims[1], dims[2],
+          p -> nc[a]);
   return -1;
 }
 
@@ -284,12 +297,15 @@ int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_
  * and broadcast, so every rank holds the same map. */
 int pt_partition(pt_problem *pb, const kit_env *env, int is_mt) {
   const int ntiles = pb->dims[0];
-  struct { int bad; char why[300]; } hdr;
+  struct {
+    int bad;
+    char why[300];
+  } hdr;
   memset(&hdr, 0, sizeof hdr);
   free(pb->owner);
   pb->owner = kit_malloc((size_t)pb->geom.ncells * sizeof *pb->owner, "cell owners");
-  if (env->rank == 0 &&
-      pt_geom_partition(&pb->geom, pb->p.nc, ntiles, pb->owner, &pb->edge_cut, hdr.why, sizeof hdr.why) != 0) {
+  if (env->rank == 0 && pt_geom_partition(&pb->geom, pb->p.nc, ntiles, pb->owner, &pb->edge_cut, hdr.why,
+                                          sizeof hdr.why) != 0) {
     if (is_mt) /* its parts are tiles: say so */
       snprintf(hdr.why + strlen(hdr.why), sizeof hdr.why - strlen(hdr.why),
                "; multi-thread: a part per tile, %d ranks x %d threads", env->nranks, pb->tiles_per_rank);
@@ -306,7 +322,10 @@ int pt_partition(pt_problem *pb, const kit_env *env, int is_mt) {
  * every rank gets it and keeps the particles whose cell it owns, as --input (pt_run_build). */
 int pt_restart_read(pt_problem *pb, const kit_env *env) {
   pt_params *p = &pb->p;
-  struct { int bad, start; char why[300]; } hdr;
+  struct {
+    int bad, start;
+    char why[300];
+  } hdr;
   memset(&hdr, 0, sizeof hdr);
   double *ck = pb->ck = kit_malloc((size_t)(p->n > 0 ? p->n : 1) * PT_REC * sizeof *ck, "restart");
   if (env->rank == 0) {
@@ -314,19 +333,20 @@ int pt_restart_read(pt_problem *pb, const kit_env *env) {
     const int nid = checkpoint_ident(p, ident);
     uint64_t step = 0;
     char why[240];
-    if (kit_checkpoint_read(p->run.restart, "particles", ident, nid, sizeof(double), (uint64_t)PT_REC * (uint64_t)p->n,
-                            &step, ck, why, sizeof why)) {
+    if (kit_checkpoint_read(p->run.restart, "particles", ident, nid, sizeof(double),
+                            (uint64_t)PT_REC * (uint64_t)p->n, &step, ck, why, sizeof why)) {
       snprintf(hdr.why, sizeof hdr.why, "--restart '%s': %s", p->run.restart, why);
       hdr.bad = 1;
     } else if (step >= (uint64_t)p->run.iters) {
-      snprintf(hdr.why, sizeof hdr.why, "--restart: the checkpoint is at step %llu; --iters %d must be larger",
+      snprintf(hdr.why, sizeof hdr.why,
+               "--restart: the checkpoint is at step %llu; --iters %d must be larger",
                (unsigned long long)step, p->run.iters);
       hdr.bad = 1;
     } else {
       for (long long i = 0; i < p->n && !hdr.bad; ++i)
         if (ck[PT_REC * i] != (double)i) {
-          snprintf(hdr.why, sizeof hdr.why, "--restart '%s': record %lld holds id %.17g, not %lld", p->run.restart, i,
-                   ck[PT_REC * i], i);
+          snprintf(hdr.why, sizeof hdr.why, "--restart '%s': record %lld holds id %.17g, not %lld",
+                   p->run.restart, i, ck[PT_REC * i], i);
           hdr.bad = 1;
         }
     }
@@ -401,11 +421,13 @@ void pt_restart_check_forces(pt_run *r, const pt_variant *v, void *st) {
   long long got = 0;
   double *now = pt_gather(v, st, MPI_COMM_WORLD, &got);
   int same = 1;
-  if (r->c.env->rank == 0) same = got == pb->p.n && memcmp(now, pb->ck, (size_t)got * PT_REC * sizeof *now) == 0;
+  if (r->c.env->rank == 0)
+    same = got == pb->p.n && memcmp(now, pb->ck, (size_t)got * PT_REC * sizeof *now) == 0;
   KIT_MPI_CHECK(MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD));
   free(now);
   if (!same)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--restart: the forces recomputed from the checkpoint's positions differ from its forces");
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "--restart: the forces recomputed from the checkpoint's positions differ from its forces");
   free(pb->ck);
   pb->ck = NULL;
 }
@@ -420,7 +442,8 @@ void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = checkpoint_ident(p, ident);
     if (got != p->n)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "checkpoint: %lld particles gathered, expected %lld", got, p->n);
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "checkpoint: %lld particles gathered, expected %lld", got,
+              p->n);
     kit_checkpoint_save(p->run.checkpoint, "particles", (uint64_t)step, ident, nid, all, sizeof(double),
                         (uint64_t)PT_REC * (uint64_t)got);
   }
@@ -443,7 +466,9 @@ void pt_memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int T, d
    * devices this process uses. */
   const int devices = T < env->gpus_visible ? T : env->gpus_visible;
   if (needs_gpu) *host += 200.0 * n / env->nranks;
-  *device = (700.0 * n / (env->nranks * T) + PT_CELL_DEVICE_BYTES * tile_cells) * T / (devices > 0 ? devices : 1) + 64e6;
+  *device =
+      (700.0 * n / (env->nranks * T) + PT_CELL_DEVICE_BYTES * tile_cells) * T / (devices > 0 ? devices : 1) +
+      64e6;
 }
 
 void pt_problem_free(pt_problem *pb) {

@@ -14,13 +14,13 @@
 typedef struct pt_problem {
   pt_params p; /* first member: the flags the variants see */
   int cells_given, density_given, temp_given, ranks_given, drift_given;
-  double allpairs; /* --allpairs-max as parsed (a double row), into p.allpairs_max */
-  int irregular;   /* --domain tube or FILE: walls, METIS parts instead of a grid */
-  pt_geom geom;    /* the irregular domain (p.geom points here) */
+  double allpairs;             /* --allpairs-max as parsed (a double row), into p.allpairs_max */
+  int irregular;               /* --domain tube or FILE: walls, METIS parts instead of a grid */
+  pt_geom geom;                /* the irregular domain (p.geom points here) */
   int tiles_per_rank, dims[3]; /* the tile grid: ranks, or ranks x threads (multi-thread) */
-  int *owner;      /* irregular: the tile owning every cell (-1: empty), the same on every rank */
-  long long edge_cut; /* of the METIS partition */
-  double *ck;      /* --restart: every particle's record (PT_REC doubles), on every rank */
+  int *owner;                  /* irregular: the tile owning every cell (-1: empty), the same on every rank */
+  long long edge_cut;          /* of the METIS partition */
+  double *ck;                  /* --restart: every particle's record (PT_REC doubles), on every rank */
 } pt_problem;
 
 /* What a run holds (kit_app's ctx): the variants' context first, so kit_main's ctx is it. */

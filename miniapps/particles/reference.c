@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kit/check.h"
 #include "geometry.h"
+#include "kit/check.h"
 #include "particles.h"
 
-void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double *f, double *pe, double *vir) {
+void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double *f, double *pe,
+                        double *vir) {
   const double rc2 = p->rc * p->rc;
   /* V(r) = 4 (r^-12 - r^-6), minus V(rc) with --shift; -dV/dr / r = (48 r^-14 - 24 r^-8). */
   const double vrc = p->shift ? 4.0 * (pow(p->rc, -12.0) - pow(p->rc, -6.0)) : 0.0;

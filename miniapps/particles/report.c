@@ -59,8 +59,10 @@ static void thermo_line(const pt_params *p, int step, const double *row) {
 static void thermo_lines(const pt_params *p, const double *th, int steps) {
   const int every = p->thermo > 0 ? p->thermo : (steps >= 10 ? steps / 10 : 1);
   /* The lattice energy depends only on the lattice and the cutoff: full precision. */
-  if (p->start_step == 0) printf("%-28s %.17g\n", "pe0_per_particle:", pt_thermo_of(p, th).pe);
-  else printf("%-28s %d (from --restart %s)\n", "start_step:", p->start_step, p->run.restart);
+  if (p->start_step == 0)
+    printf("%-28s %.17g\n", "pe0_per_particle:", pt_thermo_of(p, th).pe);
+  else
+    printf("%-28s %d (from --restart %s)\n", "start_step:", p->start_step, p->run.restart);
   printf("thermo: %8s %19s %19s %19s %12s %12s\n", "step", "pe/N", "ke/N", "etot/N", "T", "P");
   for (int t = 0; t <= steps; t += every) thermo_line(p, p->start_step + t, th + (size_t)t * PT_TH_N);
   if (steps % every) thermo_line(p, p->start_step + steps, th + (size_t)steps * PT_TH_N);
@@ -97,7 +99,9 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
   const pt_traffic *tr = v->traffic(st);
   const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
   kit_report_messages(rep, tr->messages, tr->bytes, per);
-  long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded, tr->wall_hits}, tot[5];
+  long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded,
+                      tr->wall_hits},
+            tot[5];
   KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
   int ct[4], nbmax[2];
   KIT_MPI_CHECK(MPI_Allreduce(r->cl, ct, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -123,8 +127,10 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
     long long n0 = r->init.n, n0max = 0;
     KIT_MPI_CHECK(MPI_Allreduce(&n0, &n0max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
     kit_report_result(rep, "occupied_cells", pb->geom.nocc, "cells"); /* of the global tiling */
-    kit_report_result(rep, "partition_edge_cut", (double)pb->edge_cut, "edges"); /* of the cell graph, between ranks */
-    kit_report_result(rep, "load_imbalance", (double)n0max * env->nranks / (double)p->n, "max/mean"); /* particles per rank, step 0 */
+    kit_report_result(rep, "partition_edge_cut", (double)pb->edge_cut,
+                      "edges"); /* of the cell graph, between ranks */
+    kit_report_result(rep, "load_imbalance", (double)n0max * env->nranks / (double)p->n,
+                      "max/mean"); /* particles per rank, step 0 */
     kit_report_result(rep, "wall_hits_per_step", tot[4] / per, "reflections");
   }
   if (p->run.verify) pt_verify(p, env, v, st, th, steps, rep);

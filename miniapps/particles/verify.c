@@ -20,16 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "kit/check.h"
 #include "kit/driver.h"
 #include "kit/slab.h"
-#include "geometry.h"
 
 #define EPS 2.220446049250313e-16
 #define ALLPAIRS_TOL 1e-12
-#define TRAJ_TOL 1e-9        /* see README.md: measured 1e-13 after 40 steps; chaos grows it */
-#define TRAJ_MAX_TIME 0.5    /* beyond this the reference trajectory check is skipped */
-#define TRAJ_MAX_PAIRS 4e8   /* N^2/2 x steps pair evaluations the check may spend */
+#define TRAJ_TOL 1e-9      /* see README.md: measured 1e-13 after 40 steps; chaos grows it */
+#define TRAJ_MAX_TIME 0.5  /* beyond this the reference trajectory check is skipped */
+#define TRAJ_MAX_PAIRS 4e8 /* N^2/2 x steps pair evaluations the check may spend */
 #define T0_TOL 1e-12
 /* GPU variants against the cpu oracle (README.md, "GPU variants"): they sum every force in
  * the cpu order with the same lj.h functions, so under KIT_EXACT the difference is expected
@@ -117,8 +117,8 @@ static double image_diff(const pt_params *p, int a, double x, double y) {
   return d - p->box[a] * nearbyint(d / p->box[a]);
 }
 
-void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void *st, const double *th, int steps,
-               kit_report *r) {
+void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void *st, const double *th,
+               int steps, kit_report *r) {
   const long long n = p->n;
   /* A restarted run (--restart) did `steps` steps from the checkpoint's step S: the references
    * (all-pairs trajectory, single-rank oracle) still start from the true initial state and run
@@ -143,9 +143,11 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
       s2 += id * id;
     }
     const int ok = tot[0] == (unsigned long long)n && tot[1] == s1 && tot[2] == s2;
-    kit_report_check(r, "particle_count", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)tot[0], (double)n,
-                     "%llu particles after %d steps of migration, expected %lld%s", tot[0], steps, n,
-                     ok ? ", ids 0..N-1 once each" : (tot[0] == (unsigned long long)n ? ", but ids lost or duplicated" : ""));
+    kit_report_check(r, "particle_count", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)tot[0],
+                     (double)n, "%llu particles after %d steps of migration, expected %lld%s", tot[0], steps,
+                     n,
+                     ok ? ", ids 0..N-1 once each"
+                        : (tot[0] == (unsigned long long)n ? ", but ids lost or duplicated" : ""));
   }
   /* confined: with walls every particle must end in an open voxel. */
   if (p->geom) {
@@ -157,8 +159,9 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     for (long long i = 0; i < mine; ++i) out += !pt_in_open_voxel(&w, rec + 10 * i + 1);
     free(rec);
     KIT_MPI_CHECK(MPI_Allreduce(&out, &all_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-    kit_report_check(r, "confined", all_out == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)all_out, 0.0,
-                     "%lld of %lld particles outside the open voxels after %d steps (limit 0)", all_out, n, steps);
+    kit_report_check(r, "confined", all_out == 0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, (double)all_out,
+                     0.0, "%lld of %lld particles outside the open voxels after %d steps (limit 0)", all_out,
+                     n, steps);
   }
 
   /* The O(N^2) checks and the oracle, on rank 0, up to --allpairs-max particles. */
@@ -169,7 +172,8 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   const double pairs = 0.5 * (double)n * (double)n * (total + 1);
   const int traj = small && total * p->dt <= TRAJ_MAX_TIME && pairs <= TRAJ_MAX_PAIRS;
   const int gpu = v->base.needs_gpu;
-  const int oracle = small && (env->nranks > 1 || s0 > 0 || gpu) && (!gpu || !KIT_EXACT_BUILD_OFF || total * p->dt <= TRAJ_MAX_TIME);
+  const int oracle = small && (env->nranks > 1 || s0 > 0 || gpu) &&
+                     (!gpu || !KIT_EXACT_BUILD_OFF || total * p->dt <= TRAJ_MAX_TIME);
   long long got = 0;
   double *all = small ? pt_gather(v, st, MPI_COMM_WORLD, &got) : NULL;
   if (oracle) {
@@ -218,7 +222,8 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   if (small && env->rank == 0) {
     int ids_ok = got == n;
     for (long long i = 0; ids_ok && i < n; ++i) ids_ok = all[10 * i] == (double)i;
-    double *x = kit_malloc((size_t)n * 3 * sizeof *x, "all-pairs"), *f = kit_malloc((size_t)n * 3 * sizeof *f, "all-pairs");
+    double *x = kit_malloc((size_t)n * 3 * sizeof *x, "all-pairs"),
+           *f = kit_malloc((size_t)n * 3 * sizeof *f, "all-pairs");
     double pe = 0.0, vir = 0.0, ferr = ids_ok ? 0.0 : INFINITY, fbig = 0.0;
     if (ids_ok) {
       for (long long i = 0; i < n; ++i) memcpy(x + 3 * i, all + 10 * i + 1, 3 * sizeof *x);
@@ -266,13 +271,14 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     r->max_rel_diff = rel;
     r->reference = "all-pairs O(N^2) minimum-image forces (reference.c)";
     const double lim = res[F_MAX] < 1e-6 ? 1e-12 : ALLPAIRS_TOL; /* a lattice at rest: absolute */
-    kit_report_check(r, "forces_allpairs", rel <= lim ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, rel, lim,
-                     "max |F - F_allpairs| / max |F_allpairs| = %.3e (max |F| %.3g) after %d steps (limit %g)", rel,
-                     res[F_MAX], total, lim);
+    kit_report_check(
+        r, "forces_allpairs", rel <= lim ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, rel, lim,
+        "max |F - F_allpairs| / max |F_allpairs| = %.3e (max |F| %.3g) after %d steps (limit %g)", rel,
+        res[F_MAX], total, lim);
     const double e = fmax(res[PE_ERR], res[VIR_ERR]);
-    kit_report_check(r, "energy_allpairs", e <= ALLPAIRS_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, ALLPAIRS_TOL,
-                     "potential energy %.3e, virial %.3e relative to all-pairs (limit %g)", res[PE_ERR], res[VIR_ERR],
-                     ALLPAIRS_TOL);
+    kit_report_check(r, "energy_allpairs", e <= ALLPAIRS_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e,
+                     ALLPAIRS_TOL, "potential energy %.3e, virial %.3e relative to all-pairs (limit %g)",
+                     res[PE_ERR], res[VIR_ERR], ALLPAIRS_TOL);
   } else {
     kit_report_check(r, "forces_allpairs", KIT_VERIFY_SKIPPED, 0.0, ALLPAIRS_TOL,
                      "skipped: N = %lld > --allpairs-max %lld (O(N^2))", n, p->allpairs_max);
@@ -281,44 +287,50 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   }
   if (res[RAN_TR]) {
     const double e = fmax(res[TRAJ_X], res[TRAJ_V]);
-    kit_report_check(r, "trajectory", e <= TRAJ_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, TRAJ_TOL,
-                     "max |x - x_ref| %.3e, |v - v_ref| %.3e vs the all-pairs integrator, %d steps (limit %g)", res[TRAJ_X],
-                     res[TRAJ_V], total, TRAJ_TOL);
+    kit_report_check(
+        r, "trajectory", e <= TRAJ_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, TRAJ_TOL,
+        "max |x - x_ref| %.3e, |v - v_ref| %.3e vs the all-pairs integrator, %d steps (limit %g)",
+        res[TRAJ_X], res[TRAJ_V], total, TRAJ_TOL);
   } else {
     kit_report_check(r, "trajectory", KIT_VERIFY_SKIPPED, 0.0, TRAJ_TOL,
-                     "skipped: needs N <= --allpairs-max, steps x dt <= %g and N^2/2 x steps <= %.0e", TRAJ_MAX_TIME,
-                     TRAJ_MAX_PAIRS);
+                     "skipped: needs N <= --allpairs-max, steps x dt <= %g and N^2/2 x steps <= %.0e",
+                     TRAJ_MAX_TIME, TRAJ_MAX_PAIRS);
   }
   if (res[RAN_OR] && gpu) {
     const double e = fmax(res[OR_X], res[OR_V]);
-    kit_report_check(r, "oracle", e <= PT_GPU_ORACLE_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, PT_GPU_ORACLE_TOL,
-                     "max |x - x_cpu| %.3e, |v - v_cpu| %.3e: %s on %d ranks%s vs the single-rank cpu run of %d steps "
-                     "(limit %g; %s)",
-                     res[OR_X], res[OR_V], v->base.name, env->nranks, s0 > 0 ? " restarted" : "", total, PT_GPU_ORACLE_TOL,
-                     e == 0.0 ? "bitwise equal" : "force sums in the cpu order: last bits grown by the dynamics");
+    kit_report_check(
+        r, "oracle", e <= PT_GPU_ORACLE_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, PT_GPU_ORACLE_TOL,
+        "max |x - x_cpu| %.3e, |v - v_cpu| %.3e: %s on %d ranks%s vs the single-rank cpu run of %d steps "
+        "(limit %g; %s)",
+        res[OR_X], res[OR_V], v->base.name, env->nranks, s0 > 0 ? " restarted" : "", total, PT_GPU_ORACLE_TOL,
+        e == 0.0 ? "bitwise equal" : "force sums in the cpu order: last bits grown by the dynamics");
   } else if (res[RAN_OR]) {
     const double e = fmax(res[OR_X], res[OR_V]);
     if (s0 > 0)
-      kit_report_check(r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
-                       "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks restarted at step %d vs the uninterrupted "
-                       "single-rank cpu run of %d steps from the initial state (limit 0)",
-                       res[OR_X], res[OR_V], env->nranks, s0, total);
+      kit_report_check(
+          r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
+          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks restarted at step %d vs the uninterrupted "
+          "single-rank cpu run of %d steps from the initial state (limit 0)",
+          res[OR_X], res[OR_V], env->nranks, s0, total);
     else
-      kit_report_check(r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
-                       "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks vs the single-rank cpu run (limit 0)",
-                       res[OR_X], res[OR_V], env->nranks);
+      kit_report_check(
+          r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
+          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks vs the single-rank cpu run (limit 0)",
+          res[OR_X], res[OR_V], env->nranks);
   } else {
-    const char *why = gpu ? (!small ? "skipped: N > --allpairs-max"
-                                    : "skipped: without KIT_EXACT a GPU run is compared only up to steps x dt = 0.5")
-                          : (env->nranks == 1 ? "not applicable: this run is the single-rank oracle"
-                                              : "skipped: N > --allpairs-max");
+    const char *why =
+        gpu ? (!small ? "skipped: N > --allpairs-max"
+                      : "skipped: without KIT_EXACT a GPU run is compared only up to steps x dt = 0.5")
+            : (env->nranks == 1 ? "not applicable: this run is the single-rank oracle"
+                                : "skipped: N > --allpairs-max");
     kit_report_check(r, "oracle", KIT_VERIFY_SKIPPED, 0.0, 0.0, "%s", why);
   }
 
   if (s0 > 0) {
     /* The thermo rows of this run start at the checkpoint's step: no check against step 0. */
     char why[200];
-    snprintf(why, sizeof why, "not applicable: restarted at step %d, this run's thermo starts there, not at step 0", s0);
+    snprintf(why, sizeof why,
+             "not applicable: restarted at step %d, this run's thermo starts there, not at step 0", s0);
     kit_report_check(r, "momentum", KIT_VERIFY_SKIPPED, 0.0, 0.0, "%s", why);
     if (!p->input) {
       kit_report_check(r, "momentum_zero", KIT_VERIFY_SKIPPED, 0.0, 0.0, "%s", why);
@@ -347,15 +359,18 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     kit_report_result(r, "momentum_drift", per, "/(N v_rms)");
     if (!p->geom)
       kit_report_check(r, "momentum", per <= lim ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, per, lim,
-                       "max_t |P(t) - P(0)| / (N v_rms) = %.3e (limit %.1e: 1e-14 per step, round-off)", per, lim);
+                       "max_t |P(t) - P(0)| / (N v_rms) = %.3e (limit %.1e: 1e-14 per step, round-off)", per,
+                       lim);
     if (!p->input) {
-      const double p0 = sqrt(th[PT_TH_PX] * th[PT_TH_PX] + th[PT_TH_PY] * th[PT_TH_PY] + th[PT_TH_PZ] * th[PT_TH_PZ]) /
-                        ((double)n * scale);
+      const double p0 =
+          sqrt(th[PT_TH_PX] * th[PT_TH_PX] + th[PT_TH_PY] * th[PT_TH_PY] + th[PT_TH_PZ] * th[PT_TH_PZ]) /
+          ((double)n * scale);
       kit_report_check(r, "momentum_zero", p0 <= 1e-14 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, p0, 1e-14,
                        "|P(0)| / (N v_rms) = %.3e after removing the mean velocity (limit 1e-14)", p0);
       const double terr = fabs(t0.temp - p->temp) / (p->temp > 0 ? p->temp : 1.0);
-      kit_report_check(r, "initial_temperature", terr <= T0_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, terr, T0_TOL,
-                       "T(0) = %.15g for --temp %g (relative error %.2e, limit %g)", t0.temp, p->temp, terr, T0_TOL);
+      kit_report_check(r, "initial_temperature", terr <= T0_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, terr,
+                       T0_TOL, "T(0) = %.15g for --temp %g (relative error %.2e, limit %g)", t0.temp, p->temp,
+                       terr, T0_TOL);
     }
   }
   /* NVE energy drift. */
@@ -368,8 +383,9 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     }
     kit_report_result(r, "energy_drift", drift, "relative");
     if (p->shift)
-      kit_report_check(r, "energy_drift", drift <= p->max_drift ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, drift,
-                       p->max_drift, "max_t |E(t) - E(0)| / |E(0)| = %.3e over %d steps, dt %g (limit %g)", drift, steps,
+      kit_report_check(r, "energy_drift", drift <= p->max_drift ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                       drift, p->max_drift,
+                       "max_t |E(t) - E(0)| / |E(0)| = %.3e over %d steps, dt %g (limit %g)", drift, steps,
                        p->dt, p->max_drift);
     else
       kit_report_check(r, "energy_drift", KIT_VERIFY_SKIPPED, drift, p->max_drift,

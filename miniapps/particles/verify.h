@@ -9,7 +9,9 @@ extern "C" {
 #endif
 
 /* Thermodynamics of one step, whole system. */
-typedef struct pt_thermo { double pe, ke, etot, temp, press, p[3]; } pt_thermo;
+typedef struct pt_thermo {
+  double pe, ke, etot, temp, press, p[3];
+} pt_thermo;
 /* From a row of summed PT_TH_* totals. */
 pt_thermo pt_thermo_of(const pt_params *p, const double *row);
 
@@ -23,8 +25,8 @@ void pt_initial_all(const pt_params *p, pt_particles *all);
 
 /* Every check (collective). `th` holds the summed thermo rows 0..steps; `init` is this
  * rank's initial particles (for the single-rank oracle's setup on rank 0 it reads all). */
-void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void *st, const double *th, int steps,
-               kit_report *r);
+void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void *st, const double *th,
+               int steps, kit_report *r);
 
 #ifdef __cplusplus
 }

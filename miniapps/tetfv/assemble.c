@@ -6,8 +6,8 @@
  *   corrected flux   F = alpha (u_j - u_i) + t . (g_i + g_j) / 2,  t = k - alpha d,
  * g_i the least-squares gradient of cell i from its face neighbours, which brings in the
  * neighbours of j: the second level. Homogeneous Dirichlet faces take the same flux to the
- * face centroid, where u = 0, with the cell's own gradient only. Then V_i du_i/dt = sum_f F (the row L_i) and the step
- * is u_new = (I + dt V^-1 L) u, dt from the Gershgorin bound of V^-1 L times --safety. */
+ * face centroid, where u = 0, with the cell's own gradient only. Then V_i du_i/dt = sum_f F (the row L_i) and
+ * the step is u_new = (I + dt V^-1 L) u, dt from the Gershgorin bound of V^-1 L times --safety. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +53,9 @@ static void add(row_acc *r, int col, double v) {
   r->val[r->n++] = v;
 }
 
-static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* Face f of cell c: its centroid, and its area vector pointing out of c. The normal is taken
  * from the face's nodes in ascending order, so both cells of a face compute the same vector
@@ -69,7 +71,8 @@ static void face_geometry(const tetfv_mesh *m, int c, int f, double *xf, double 
         v[b] = v[b + 1];
         v[b + 1] = t;
       }
-  const double *p0 = m->xyz + 3 * (size_t)v[0], *p1 = m->xyz + 3 * (size_t)v[1], *p2 = m->xyz + 3 * (size_t)v[2];
+  const double *p0 = m->xyz + 3 * (size_t)v[0], *p1 = m->xyz + 3 * (size_t)v[1],
+               *p2 = m->xyz + 3 * (size_t)v[2];
   tetfv_area_normal(p0, p1, p2, S);
   for (int a = 0; a < 3; ++a) xf[a] = (p0[a] + p1[a] + p2[a]) / 3.0;
   const double *xc = m->centroid + 3 * (size_t)c;
@@ -256,8 +259,9 @@ static double limit_correction(const tetfv_params *p, const tetfv_mesh *m, const
 
 /* Assembles the rows of L with the correction times theta, the step dt (at most dt_energy)
  * and the matrix of the step into z. */
-static void build(tetfv_params *p, const tetfv_mesh *m, const double (*G)[4][3], const int *has_grad, int corrected,
-                  int dirichlet, double theta, double dt_energy, tetfv_matrix *z, tetfv_assembly_info *info) {
+static void build(tetfv_params *p, const tetfv_mesh *m, const double (*G)[4][3], const int *has_grad,
+                  int corrected, int dirichlet, double theta, double dt_energy, tetfv_matrix *z,
+                  tetfv_assembly_info *info) {
   const int n = m->ncells;
   info->rows_not_dominant = info->max_width = 0;
   row_acc *L = kit_malloc((size_t)(n > 0 ? n : 1) * sizeof *L, "rows of L");

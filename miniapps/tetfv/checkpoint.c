@@ -4,11 +4,12 @@
  * for bit as if uninterrupted, on any rank count: the partition may differ, the rows are
  * summed in the same order whatever it is. The restart's read is problem.c's (it needs the
  * mesh and the matrix, which only exist there); the writer is kit_main's checkpoint hook. */
+#include "kit/checkpoint.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
-#include "kit/checkpoint.h"
 #include "problem.h"
 
 /* A 64-bit fingerprint as two doubles, each exact (32 bits). */
@@ -19,7 +20,8 @@ static int fingerprint(const void *data, size_t bytes, double *out) {
   return 2;
 }
 
-int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g, double *ident) {
+int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g,
+                           double *ident) {
   int n = 0;
   ident[n++] = g->n;
   ident[n++] = p->dt;

@@ -18,7 +18,7 @@ void tetfv_rows(const tetfv_matrix *z, const double *u, double *un, int r0, int 
 
 typedef struct cpu_state {
   tetfv_ctx c;
-  double *u, *un;     /* nown + nghost each: owned rows, then the ghost ranges */
+  double *u, *un; /* nown + nghost each: owned rows, then the ghost ranges */
   tetfv_exchange x;
 } cpu_state;
 
@@ -43,7 +43,9 @@ static void *cpu_setup(const void *ctx) {
   return s;
 }
 
-static void cpu_reset(void *st) { init_state(st); }
+static void cpu_reset(void *st) {
+  init_state(st);
+}
 
 static void cpu_run(void *st, int steps) {
   cpu_state *s = st;
@@ -85,7 +87,9 @@ static void cpu_fetch(void *st, void *out) {
   memcpy(u, s->u, (size_t)s->c.l->nown * sizeof(double));
 }
 
-static const kit_halo *cpu_halo(void *st) { return &((cpu_state *)st)->x.counters; }
+static const kit_halo *cpu_halo(void *st) {
+  return &((cpu_state *)st)->x.counters;
+}
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;

@@ -14,7 +14,9 @@
 
 #define TETFV_TAG 5151
 
-int tetfv_exchange_off(const tetfv_params *p) { return p->no_exchange || kit_fault("stale-halo"); }
+int tetfv_exchange_off(const tetfv_params *p) {
+  return p->no_exchange || kit_fault("stale-halo");
+}
 
 void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off) {
   memset(x, 0, sizeof *x);
@@ -40,8 +42,8 @@ void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts) {
   const tetfv_local *l = x->l;
   if (x->stale) return;
   for (int k = 0; k < l->nrecv; ++k)
-    KIT_MPI_CHECK(MPI_Irecv(ghosts + l->recv_off[k], l->recv_off[k + 1] - l->recv_off[k], MPI_DOUBLE, l->recv_peer[k],
-                            TETFV_TAG, MPI_COMM_WORLD, &x->req[k]));
+    KIT_MPI_CHECK(MPI_Irecv(ghosts + l->recv_off[k], l->recv_off[k + 1] - l->recv_off[k], MPI_DOUBLE,
+                            l->recv_peer[k], TETFV_TAG, MPI_COMM_WORLD, &x->req[k]));
 }
 
 void tetfv_exchange_pack(tetfv_exchange *x, const double *u) {
@@ -58,8 +60,8 @@ void tetfv_exchange_send(tetfv_exchange *x) {
   if (x->stale) return;
   for (int k = 0; k < l->nsend; ++k) {
     const int count = l->send_off[k + 1] - l->send_off[k];
-    KIT_MPI_CHECK(MPI_Isend(x->sbuf + l->send_off[k], count, MPI_DOUBLE, l->send_peer[k], TETFV_TAG, MPI_COMM_WORLD,
-                            &x->req[l->nrecv + k]));
+    KIT_MPI_CHECK(MPI_Isend(x->sbuf + l->send_off[k], count, MPI_DOUBLE, l->send_peer[k], TETFV_TAG,
+                            MPI_COMM_WORLD, &x->req[l->nrecv + k]));
     x->counters.messages++;
     x->counters.bytes += (long long)count * (long long)sizeof(double);
   }

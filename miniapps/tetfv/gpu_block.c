@@ -15,10 +15,11 @@ static void upload(void *dst, const void *src, size_t bytes) {
   if (bytes) KIT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }
 
-void tetfv_gpu_init(tetfv_gpu *g, int device, const tetfv_local *l, const double *u0, int nseg, const int *cut,
-                    int pack) {
+void tetfv_gpu_init(tetfv_gpu *g, int device, const tetfv_local *l, const double *u0, int nseg,
+                    const int *cut, int pack) {
   memset(g, 0, sizeof *g);
-  if (nseg > TETFV_GPU_NSEG) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "at most %d launch ranges", TETFV_GPU_NSEG);
+  if (nseg > TETFV_GPU_NSEG)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "at most %d launch ranges", TETFV_GPU_NSEG);
   g->device = device;
   g->n = l->nown + l->nghost;
   KIT_CUDA_CHECK(cudaSetDevice(device));
@@ -72,7 +73,8 @@ void tetfv_gpu_reset(tetfv_gpu *g) {
 void tetfv_gpu_pack(const tetfv_gpu *g, const double *field, double *host, cudaStream_t s) {
   if (g->npack <= 0) return;
   launch_tetfv_pack(g->send_idx, g->npack, field, g->sbuf, s);
-  KIT_CUDA_CHECK(cudaMemcpyAsync(host, g->sbuf, (size_t)g->npack * sizeof(double), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(host, g->sbuf, (size_t)g->npack * sizeof(double), cudaMemcpyDeviceToHost, s));
 }
 
 void tetfv_gpu_fetch(const tetfv_gpu *g, int a, int b, double *out) {

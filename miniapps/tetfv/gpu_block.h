@@ -19,22 +19,22 @@ extern "C" {
 #define TETFV_GPU_NSEG 2
 
 typedef struct tetfv_gpu {
-  int device;                          /* CUDA device holding it */
-  int n;                               /* field length: nown + nghost of the part */
-  double *u, *un;                      /* current and next field */
-  double *init;                        /* the initial field */
-  int nseg;                            /* launch ranges in seg */
-  tetfv_dev_rows seg[TETFV_GPU_NSEG];  /* the rows this GPU computes */
-  int npack;                           /* send-list entries packed on the device (0: none) */
-  int *send_idx;                       /* device copy of the part's send_idx */
-  double *sbuf;                        /* device buffer they are packed into */
+  int device;                         /* CUDA device holding it */
+  int n;                              /* field length: nown + nghost of the part */
+  double *u, *un;                     /* current and next field */
+  double *init;                       /* the initial field */
+  int nseg;                           /* launch ranges in seg */
+  tetfv_dev_rows seg[TETFV_GPU_NSEG]; /* the rows this GPU computes */
+  int npack;                          /* send-list entries packed on the device (0: none) */
+  int *send_idx;                      /* device copy of the part's send_idx */
+  double *sbuf;                       /* device buffer they are packed into */
 } tetfv_gpu;
 
 /* Allocates on `device` (made current) the fields of part l, set to u0 (nown + nghost values in
  * l's numbering), and launch range k = rows [cut[k], cut[k + 1]) for k < nseg; with `pack`, the
  * send lists of l for tetfv_gpu_pack. */
-void tetfv_gpu_init(tetfv_gpu *g, int device, const tetfv_local *l, const double *u0, int nseg, const int *cut,
-                    int pack);
+void tetfv_gpu_init(tetfv_gpu *g, int device, const tetfv_local *l, const double *u0, int nseg,
+                    const int *cut, int pack);
 /* Both fields back to the initial field; returns with the device idle. */
 void tetfv_gpu_reset(tetfv_gpu *g);
 void tetfv_gpu_free(tetfv_gpu *g);

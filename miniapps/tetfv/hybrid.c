@@ -37,21 +37,21 @@ enum { GPU = 0, CPU = 1 };
 
 typedef struct hybrid_state {
   tetfv_ctx c;
-  tetfv_split sp;            /* device 0: the GPU's rows, device 1: the CPU's */
-  double *u0;                /* the initial field in sp's numbering */
-  tetfv_gpu g;               /* whole-length device fields; GPU rows: 0 separator, 1 interior */
-  double *h[2];              /* whole-length host fields by step parity (pinned) */
-  int gsep0, gsep1;          /* GPU rows the CPU or other ranks read: to the host each step */
-  int cmpi0, cmpi1;          /* CPU rows other ranks read (the MPI separator) */
-  int cdev0, cdev1;          /* CPU rows the GPU reads: to the GPU each step */
-  int cint0, cint1;          /* the rest of the CPU rows */
-  int gpu_sends;             /* some rows other ranks read are GPU rows (a CPU share below the separator) */
-  int gpu_ghosts;            /* the GPU reads ghosts */
-  int stale;                 /* KIT_FAULT=stale-halo: nothing travels between GPU, CPU and ranks */
+  tetfv_split sp;   /* device 0: the GPU's rows, device 1: the CPU's */
+  double *u0;       /* the initial field in sp's numbering */
+  tetfv_gpu g;      /* whole-length device fields; GPU rows: 0 separator, 1 interior */
+  double *h[2];     /* whole-length host fields by step parity (pinned) */
+  int gsep0, gsep1; /* GPU rows the CPU or other ranks read: to the host each step */
+  int cmpi0, cmpi1; /* CPU rows other ranks read (the MPI separator) */
+  int cdev0, cdev1; /* CPU rows the GPU reads: to the GPU each step */
+  int cint0, cint1; /* the rest of the CPU rows */
+  int gpu_sends;    /* some rows other ranks read are GPU rows (a CPU share below the separator) */
+  int gpu_ghosts;   /* the GPU reads ghosts */
+  int stale;        /* KIT_FAULT=stale-halo: nothing travels between GPU, CPU and ranks */
   cudaStream_t boundary, bulk, copy, ghost;
   cudaEvent_t boundary_done[2], bulk_done[2], d2h_done[2], copy_done[2], ghost_done[2]; /* [parity] */
-  tetfv_exchange x;          /* send lists packed from the host field */
-  long long cdev_done;       /* CPU-GPU separator rows computed during this run (all steps) */
+  tetfv_exchange x;    /* send lists packed from the host field */
+  long long cdev_done; /* CPU-GPU separator rows computed during this run (all steps) */
 } hybrid_state;
 
 /* Host fields: every value initial, so anything never copied (stale-halo) stays initial. */
@@ -108,11 +108,17 @@ static void *hy_setup(const void *ctx) {
   return s;
 }
 
-static void hy_reset(void *st) { init_state(st); }
+static void hy_reset(void *st) {
+  init_state(st);
+}
 
 /* Device fields of step t: read (cur) and written (nxt). Host fields: h[t % 2] is read. */
-static double *dcur(const hybrid_state *s, int t) { return t % 2 ? s->g.un : s->g.u; }
-static double *dnxt(const hybrid_state *s, int t) { return t % 2 ? s->g.u : s->g.un; }
+static double *dcur(const hybrid_state *s, int t) {
+  return t % 2 ? s->g.un : s->g.u;
+}
+static double *dnxt(const hybrid_state *s, int t) {
+  return t % 2 ? s->g.u : s->g.un;
+}
 
 /* Control thread: the GPU's work for step t, queued without blocking (Paper III: "starts the
  * computation of the separator on its accelerator, copies the result asynchronously to the
@@ -259,7 +265,9 @@ static void hy_fetch(void *st, void *out) {
   free(mine);
 }
 
-static const kit_halo *hy_halo(void *st) { return &((hybrid_state *)st)->x.counters; }
+static const kit_halo *hy_halo(void *st) {
+  return &((hybrid_state *)st)->x.counters;
+}
 
 static void hy_teardown(void *st) {
   hybrid_state *s = st;
@@ -285,7 +293,9 @@ static void hy_teardown(void *st) {
 
 const tetfv_variant tetfv_hybrid = {
     .name = "hybrid",
-    .summary = "one rank per GPU; rows split between GPU and CPU cores, Paper III's control, MPI, copy and compute threads",
+    .summary =
+        "one rank per GPU; rows split between GPU and CPU cores, Paper III's control, MPI, copy and compute "
+        "threads",
     .needs_gpu = 1,
     .setup = hy_setup,
     .reset = hy_reset,

@@ -10,8 +10,8 @@
 #include "kit/check.h"
 
 __global__ void __launch_bounds__(TETFV_GPU_B)
-tetfv_blocked_kernel(int r0, const double *__restrict__ D, const double *__restrict__ A, const int *__restrict__ I,
-                     const double *__restrict__ u, double *__restrict__ un) {
+    tetfv_blocked_kernel(int r0, const double *__restrict__ D, const double *__restrict__ A,
+                         const int *__restrict__ I, const double *__restrict__ u, double *__restrict__ un) {
   const int r = (int)threadIdx.x;
   const size_t b = blockIdx.x;
   const size_t slot0 = b * (size_t)(TETFV_W * TETFV_GPU_B) + (size_t)r; /* slot 0 of this row */
@@ -19,9 +19,9 @@ tetfv_blocked_kernel(int r0, const double *__restrict__ D, const double *__restr
   un[i] = tetfv_row_at(D[b * TETFV_GPU_B + (size_t)r], A + slot0, I + slot0, TETFV_GPU_B, u, i);
 }
 
-__global__ void tetfv_rowmajor_kernel(int r0, int n, const double *__restrict__ D, const double *__restrict__ A,
-                                      const int *__restrict__ I, const double *__restrict__ u,
-                                      double *__restrict__ un) {
+__global__ void tetfv_rowmajor_kernel(int r0, int n, const double *__restrict__ D,
+                                      const double *__restrict__ A, const int *__restrict__ I,
+                                      const double *__restrict__ u, double *__restrict__ un) {
   const int r = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (r >= n) return;
   un[r0 + r] = tetfv_row_at(D[r], A + (size_t)TETFV_W * r, I + (size_t)TETFV_W * r, 1, u, r0 + r);
@@ -41,8 +41,8 @@ extern "C" void launch_tetfv_rows(const tetfv_dev_rows *s, const double *u, doub
   const size_t done = (size_t)s->nblk * TETFV_GPU_B;
   const int rem = s->r1 - s->r0 - (int)done;
   if (rem > 0) {
-    tetfv_rowmajor_kernel<<<1, TETFV_GPU_B, 0, stream>>>(s->r0 + (int)done, rem, s->D + done, s->A + done * TETFV_W,
-                                                         s->I + done * TETFV_W, u, un);
+    tetfv_rowmajor_kernel<<<1, TETFV_GPU_B, 0, stream>>>(s->r0 + (int)done, rem, s->D + done,
+                                                         s->A + done * TETFV_W, s->I + done * TETFV_W, u, un);
     KIT_CUDA_CHECK(cudaGetLastError());
   }
 }

@@ -15,11 +15,11 @@ extern "C" {
  * (tetfv.h): nblk full blocks of TETFV_GPU_B rows, column-major, then the remainder rows
  * row-major. The arrays live on the device. */
 typedef struct tetfv_dev_rows {
-  int r0, r1;   /* the local rows */
-  int nblk;     /* full blocks: (r1 - r0) / TETFV_GPU_B */
-  double *D;    /* r1 - r0 diagonal entries */
-  double *A;    /* (r1 - r0) x TETFV_W weights */
-  int *I;       /* (r1 - r0) x TETFV_W local column indices */
+  int r0, r1; /* the local rows */
+  int nblk;   /* full blocks: (r1 - r0) / TETFV_GPU_B */
+  double *D;  /* r1 - r0 diagonal entries */
+  double *A;  /* (r1 - r0) x TETFV_W weights */
+  int *I;     /* (r1 - r0) x TETFV_W local column indices */
 } tetfv_dev_rows;
 
 /* un[i] = tetfv_row_at(...) for the rows of s (row.h): the blocked kernel for the full blocks,

@@ -109,15 +109,29 @@ static int cmp_face(const void *a, const void *b) {
 
 static void sort3(int *v) {
   int t;
-  if (v[0] > v[1]) { t = v[0]; v[0] = v[1]; v[1] = t; }
-  if (v[1] > v[2]) { t = v[1]; v[1] = v[2]; v[2] = t; }
-  if (v[0] > v[1]) { t = v[0]; v[0] = v[1]; v[1] = t; }
+  if (v[0] > v[1]) {
+    t = v[0];
+    v[0] = v[1];
+    v[1] = t;
+  }
+  if (v[1] > v[2]) {
+    t = v[1];
+    v[1] = v[2];
+    v[2] = t;
+  }
+  if (v[0] > v[1]) {
+    t = v[0];
+    v[0] = v[1];
+    v[1] = t;
+  }
 }
 
 /* "line L: " for a cell read from a file, "cell C: " for a generated one. */
 static void where(const tetfv_mesh *m, int c, char *buf, size_t len) {
-  if (m->line) snprintf(buf, len, "line %ld: tetrahedron", m->line[c]);
-  else snprintf(buf, len, "cell %d:", c);
+  if (m->line)
+    snprintf(buf, len, "line %ld: tetrahedron", m->line[c]);
+  else
+    snprintf(buf, len, "cell %d:", c);
 }
 
 int tetfv_mesh_connect(tetfv_mesh *m, char *err, size_t errlen) {
@@ -147,7 +161,8 @@ int tetfv_mesh_connect(tetfv_mesh *m, char *err, size_t errlen) {
     }
     if (det < 0.0) {
       where(m, c, at, sizeof at);
-      snprintf(err, errlen, "%s is inverted (negative signed volume %.3g: nodes in the wrong order)", at, det / 6.0);
+      snprintf(err, errlen, "%s is inverted (negative signed volume %.3g: nodes in the wrong order)", at,
+               det / 6.0);
       return -1;
     }
     m->volume[c] = det / 6.0;
@@ -172,7 +187,8 @@ int tetfv_mesh_connect(tetfv_mesh *m, char *err, size_t errlen) {
     while (e < (size_t)n * 4 && memcmp(keys[e].v, keys[s].v, sizeof keys[s].v) == 0) ++e;
     if (e - s > 2) {
       where(m, keys[s + 2].cell, at, sizeof at);
-      snprintf(err, errlen, "%s shares face (%d %d %d) with two other cells (a mesh face belongs to at most two)", at,
+      snprintf(err, errlen,
+               "%s shares face (%d %d %d) with two other cells (a mesh face belongs to at most two)", at,
                keys[s].v[0], keys[s].v[1], keys[s].v[2]);
       free(keys);
       return -1;
@@ -234,6 +250,7 @@ void tetfv_tensor(const tetfv_params *p, const double *x, double *K) {
 double tetfv_initial(const tetfv_params *p, int c, const double *x) {
   if (strcmp(p->init, "constant") == 0) return 1.0;
   if (strcmp(p->init, "random") == 0) return uniform(p->run.seed, 3, (uint32_t)c, 0);
-  if (strcmp(p->bc, "dirichlet") == 0) return sin(TETFV_PI * x[0]) * sin(TETFV_PI * x[1]) * sin(TETFV_PI * x[2]);
+  if (strcmp(p->bc, "dirichlet") == 0)
+    return sin(TETFV_PI * x[0]) * sin(TETFV_PI * x[1]) * sin(TETFV_PI * x[2]);
   return cos(TETFV_PI * x[0]) * cos(TETFV_PI * x[1]) * cos(TETFV_PI * x[2]);
 }

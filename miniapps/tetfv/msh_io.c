@@ -12,10 +12,10 @@
  *   build/bin/tetfv --mesh sphere.msh */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,13 +29,13 @@
 #define MSH_LINE_MAX 65535
 
 typedef struct reader {
-  kit_lines in;    /* the kit's bounded line reader: regular files only, no NUL bytes */
-  long bytes;      /* the file's size: a count no file of this size can hold is refused */
+  kit_lines in; /* the kit's bounded line reader: regular files only, no NUL bytes */
+  long bytes;   /* the file's size: a count no file of this size can hold is refused */
   long lineno;
-  int bad;         /* 1 once a line could not be read (in.err says why) */
+  int bad; /* 1 once a line could not be read (in.err says why) */
   char *err;
   size_t errlen;
-  char *tok[32];   /* tokens of the current line, in in.buf */
+  char *tok[32]; /* tokens of the current line, in in.buf */
   int ntok;
 } reader;
 
@@ -46,8 +46,10 @@ __attribute__((format(printf, 2, 3))) static int fail(reader *r, const char *fmt
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
-  if (r->bad) snprintf(r->err, r->errlen, "%s", r->in.err); /* the line that could not be read */
-  else snprintf(r->err, r->errlen, "line %ld: %s", r->lineno, kit_printable(why, safe, sizeof safe));
+  if (r->bad)
+    snprintf(r->err, r->errlen, "%s", r->in.err); /* the line that could not be read */
+  else
+    snprintf(r->err, r->errlen, "line %ld: %s", r->lineno, kit_printable(why, safe, sizeof safe));
   return -1;
 }
 
@@ -114,8 +116,10 @@ static int find_node(const node_rec *n, int count, long tag) {
   while (lo <= hi) {
     const int mid = lo + (hi - lo) / 2;
     if (n[mid].tag == tag) return mid;
-    if (n[mid].tag < tag) lo = mid + 1;
-    else hi = mid - 1;
+    if (n[mid].tag < tag)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -129,11 +133,11 @@ static int nodes_of_type(long type) {
 #define MAX_COUNT 1000000000L
 
 typedef struct msh_state {
-  int version;          /* 2 or 4 */
+  int version; /* 2 or 4 */
   node_rec *nodes;
   int nnodes;
   int have_nodes, have_elements;
-  int *tet;             /* indices into the sorted node array */
+  int *tet; /* indices into the sorted node array */
   long *line;
   int ntet, cap;
   int skipped;
@@ -144,11 +148,13 @@ static int add_tet(reader *r, msh_state *s, char **tok) {
     s->cap = s->cap ? 2 * s->cap : 1024;
     s->tet = realloc(s->tet, (size_t)s->cap * 4 * sizeof(int));
     s->line = realloc(s->line, (size_t)s->cap * sizeof(long));
-    if (!s->tet || !s->line) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory reading a mesh");
+    if (!s->tet || !s->line)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory reading a mesh");
   }
   for (int a = 0; a < 4; ++a) {
     long tag;
-    if (to_long(tok[a], 1, MAX_COUNT * 10, &tag)) return fail(r, "node tag '%s' is not a positive integer", tok[a]);
+    if (to_long(tok[a], 1, MAX_COUNT * 10, &tag))
+      return fail(r, "node tag '%s' is not a positive integer", tok[a]);
     const int k = find_node(s->nodes, s->nnodes, tag);
     if (k < 0) return fail(r, "node %ld is not defined in $Nodes (out of range)", tag);
     s->tet[4 * (size_t)s->ntet + a] = k;
@@ -197,9 +203,11 @@ static int read_nodes_v2(reader *r, msh_state *s) {
     if (r->tok[0][0] == '$') return fail(r, "%s after %ld of the %ld nodes announced", r->tok[0], i, n);
     node_rec *q = s->nodes + i;
     if (r->ntok != 4) return fail(r, "expected 'tag x y z'");
-    if (to_long(r->tok[0], 1, MAX_COUNT * 10, &q->tag)) return fail(r, "node tag '%s' is not a positive integer", r->tok[0]);
+    if (to_long(r->tok[0], 1, MAX_COUNT * 10, &q->tag))
+      return fail(r, "node tag '%s' is not a positive integer", r->tok[0]);
     for (int a = 0; a < 3; ++a)
-      if (to_double(r->tok[1 + a], &q->x[a])) return fail(r, "coordinate '%s' is not a finite number", r->tok[1 + a]);
+      if (to_double(r->tok[1 + a], &q->x[a]))
+        return fail(r, "coordinate '%s' is not a finite number", r->tok[1 + a]);
     q->line = r->lineno;
   }
   s->nnodes = (int)n;
@@ -223,8 +231,8 @@ static int read_elements_v2(reader *r, msh_state *s) {
     const int nn = nodes_of_type(type);
     if (nn == 0) return fail(r, "element type %ld is not a gmsh element type this reader knows", type);
     if (r->ntok != 3 + ntags + nn)
-      return fail(r, "element type %ld with %ld tags needs %ld fields, the line has %d", type, ntags, 3 + ntags + nn,
-                  r->ntok);
+      return fail(r, "element type %ld with %ld tags needs %ld fields, the line has %d", type, ntags,
+                  3 + ntags + nn, r->ntok);
     if (type != 4) {
       s->skipped++;
       continue;
@@ -250,23 +258,28 @@ static int read_nodes_v4(reader *r, msh_state *s) {
     if (!need_line(r, "a node block header")) return -1;
     if (r->ntok != 4 || to_long(r->tok[0], 0, 3, &dim) || to_long(r->tok[1], -MAX_COUNT, MAX_COUNT, &ent) ||
         to_long(r->tok[2], 0, 1, &param) || to_long(r->tok[3], 0, MAX_COUNT, &m))
-      return fail(r, "expected 'entityDim entityTag parametric numNodesInBlock' (block %ld of %ld)", b + 1, nb);
+      return fail(r, "expected 'entityDim entityTag parametric numNodesInBlock' (block %ld of %ld)", b + 1,
+                  nb);
     if (done + m > n) return fail(r, "node blocks hold more than the %ld nodes announced", n);
     for (long i = 0; i < m; ++i) {
       if (!need_line(r, "a node tag")) return -1;
       node_rec *q = s->nodes + done + i;
       if (r->ntok != 1 || to_long(r->tok[0], 1, MAX_COUNT * 10, &q->tag))
         return fail(r, "expected a node tag (positive integer), %ld of %ld in this block", i + 1, m);
-      if (q->tag < lo || q->tag > hi) return fail(r, "node tag %ld outside [%ld, %ld] of the header", q->tag, lo, hi);
+      if (q->tag < lo || q->tag > hi)
+        return fail(r, "node tag %ld outside [%ld, %ld] of the header", q->tag, lo, hi);
       q->line = r->lineno;
     }
     const int want = 3 + (param ? (int)dim : 0);
     for (long i = 0; i < m; ++i) {
       if (!need_line(r, "node coordinates")) return -1;
       node_rec *q = s->nodes + done + i;
-      if (r->ntok != want) return fail(r, "expected %d numbers (x y z%s), got %d", want, param ? " and parameters" : "", r->ntok);
+      if (r->ntok != want)
+        return fail(r, "expected %d numbers (x y z%s), got %d", want, param ? " and parameters" : "",
+                    r->ntok);
       for (int a = 0; a < 3; ++a)
-        if (to_double(r->tok[a], &q->x[a])) return fail(r, "coordinate '%s' is not a finite number", r->tok[a]);
+        if (to_double(r->tok[a], &q->x[a]))
+          return fail(r, "coordinate '%s' is not a finite number", r->tok[a]);
     }
     done += m;
   }
@@ -290,17 +303,21 @@ static int read_elements_v4(reader *r, msh_state *s) {
     if (!need_line(r, "an element block header")) return -1;
     if (r->ntok != 4 || to_long(r->tok[0], 0, 3, &dim) || to_long(r->tok[1], -MAX_COUNT, MAX_COUNT, &ent) ||
         to_long(r->tok[2], 1, 1000, &type) || to_long(r->tok[3], 0, MAX_COUNT, &m))
-      return fail(r, "expected 'entityDim entityTag elementType numElementsInBlock' (block %ld of %ld)", b + 1, nb);
+      return fail(r, "expected 'entityDim entityTag elementType numElementsInBlock' (block %ld of %ld)",
+                  b + 1, nb);
     const int nn = nodes_of_type(type);
     if (nn == 0) return fail(r, "element type %ld is not a gmsh element type this reader knows", type);
     if (done + m > n) return fail(r, "element blocks hold more than the %ld elements announced", n);
     for (long i = 0; i < m; ++i) {
       if (!need_line(r, "an element")) return -1;
       long tag;
-      if (r->tok[0][0] == '$') return fail(r, "%s after %ld of the %ld elements of this block", r->tok[0], i, m);
+      if (r->tok[0][0] == '$')
+        return fail(r, "%s after %ld of the %ld elements of this block", r->tok[0], i, m);
       if (r->ntok != 1 + nn)
-        return fail(r, "element type %ld needs a tag and %d nodes, the line has %d fields", type, nn, r->ntok);
-      if (to_long(r->tok[0], 1, MAX_COUNT * 10, &tag)) return fail(r, "element tag '%s' is not a positive integer", r->tok[0]);
+        return fail(r, "element type %ld needs a tag and %d nodes, the line has %d fields", type, nn,
+                    r->ntok);
+      if (to_long(r->tok[0], 1, MAX_COUNT * 10, &tag))
+        return fail(r, "element tag '%s' is not a positive integer", r->tok[0]);
       if (type != 4) {
         s->skipped++;
         continue;
@@ -317,10 +334,13 @@ static int read_elements_v4(reader *r, msh_state *s) {
 
 static int read_all(reader *r, msh_state *s) {
   if (!need_line(r, "$MeshFormat")) return -1;
-  if (strcmp(r->tok[0], "$MeshFormat") != 0) return fail(r, "a .msh file starts with $MeshFormat, not '%s'", r->tok[0]);
+  if (strcmp(r->tok[0], "$MeshFormat") != 0)
+    return fail(r, "a .msh file starts with $MeshFormat, not '%s'", r->tok[0]);
   if (!need_line(r, "'version file-type data-size'")) return -1;
   if (r->ntok != 3) return fail(r, "expected 'version file-type data-size'");
-  if (strcmp(r->tok[1], "0") != 0) return fail(r, "binary .msh files are not read (save as ASCII: gmsh -format msh41 or msh22, without -bin)");
+  if (strcmp(r->tok[1], "0") != 0)
+    return fail(r,
+                "binary .msh files are not read (save as ASCII: gmsh -format msh41 or msh22, without -bin)");
   if (strcmp(r->tok[0], "2.2") == 0 || strcmp(r->tok[0], "2.1") == 0 || strcmp(r->tok[0], "2") == 0 ||
       strcmp(r->tok[0], "2.0") == 0)
     s->version = 2;
@@ -361,7 +381,8 @@ static int read_all(reader *r, msh_state *s) {
   }
   if (!s->have_nodes) return fail(r, "end of file without a $Nodes section");
   if (!s->have_elements) return fail(r, "end of file without an $Elements section");
-  if (s->ntet == 0) return fail(r, "no tetrahedra (element type 4) in the mesh (%d elements of other types)", s->skipped);
+  if (s->ntet == 0)
+    return fail(r, "no tetrahedra (element type 4) in the mesh (%d elements of other types)", s->skipped);
   return 0;
 }
 

@@ -24,10 +24,10 @@
 #include "kit/ranges.h"
 
 typedef struct mt_gpu {
-  tetfv_gpu g;             /* whole-length fields; this GPU's rows: 0 boundary, 1 bulk */
-  int r0, r1;              /* the rows this GPU computes */
-  int x0, x1;              /* its rows other GPUs read: copied to each of them every step */
-  int h0, h1;              /* its rows copied to host memory every step (MPI, staging) */
+  tetfv_gpu g; /* whole-length fields; this GPU's rows: 0 boundary, 1 bulk */
+  int r0, r1;  /* the rows this GPU computes */
+  int x0, x1;  /* its rows other GPUs read: copied to each of them every step */
+  int h0, h1;  /* its rows copied to host memory every step (MPI, staging) */
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done[2]; /* [parity]: this step's boundary rows are computed */
   cudaEvent_t bulk_done[2];     /* [parity]: this step's bulk rows are computed */
@@ -37,21 +37,27 @@ typedef struct mt_gpu {
 typedef struct mt_state {
   tetfv_ctx c;
   int ngpu;
-  int stale;               /* KIT_FAULT=stale-halo: nothing travels between GPUs or processes */
-  int mpi;                 /* this process exchanges with others */
-  int staged;              /* some GPU pair copies through host memory */
-  tetfv_split sp;          /* the process's rows, device = GPU */
-  double *u0;              /* the initial field in sp's numbering */
+  int stale;      /* KIT_FAULT=stale-halo: nothing travels between GPUs or processes */
+  int mpi;        /* this process exchanges with others */
+  int staged;     /* some GPU pair copies through host memory */
+  tetfv_split sp; /* the process's rows, device = GPU */
+  double *u0;     /* the initial field in sp's numbering */
   mt_gpu g[TETFV_MT_MAX_GPUS];
   char p2p[TETFV_MT_MAX_GPUS][TETFV_MT_MAX_GPUS]; /* copies between two GPUs go peer-to-peer */
-  double *host;            /* pinned, nown + nghost: rows leaving a GPU through host memory, the ghosts */
-  tetfv_exchange x;        /* MPI: send lists packed from `host`, ghosts received into host + nown */
+  double *host;     /* pinned, nown + nghost: rows leaving a GPU through host memory, the ghosts */
+  tetfv_exchange x; /* MPI: send lists packed from `host`, ghosts received into host + nown */
 } mt_state;
 
 /* The field read (cur) and written (nxt) in step t. */
-static double *cur(const mt_gpu *g, int t) { return t % 2 ? g->g.un : g->g.u; }
-static double *nxt(const mt_gpu *g, int t) { return t % 2 ? g->g.u : g->g.un; }
-static int reads(const mt_state *s, int d, int e) { return d != e && s->sp.reads[d * s->ngpu + e]; }
+static double *cur(const mt_gpu *g, int t) {
+  return t % 2 ? g->g.un : g->g.u;
+}
+static double *nxt(const mt_gpu *g, int t) {
+  return t % 2 ? g->g.u : g->g.un;
+}
+static int reads(const mt_state *s, int d, int e) {
+  return d != e && s->sp.reads[d * s->ngpu + e];
+}
 
 static void *mt_setup(const void *ctx) {
   const tetfv_ctx *c = ctx;
@@ -137,7 +143,8 @@ static void mt_compute(mt_state *s, int i, int t) {
      * stream). */
     KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, g->bulk_done[q], 0));
     for (int e = 0; e < s->ngpu; ++e)
-      if (reads(s, i, e) && s->p2p[i][e]) KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, s->g[e].sent[q], 0));
+      if (reads(s, i, e) && s->p2p[i][e])
+        KIT_CUDA_CHECK(cudaStreamWaitEvent(g->boundary, s->g[e].sent[q], 0));
     /* The bulk overwrites rows the previous boundary read, and reads rows it wrote. It reads
      * nothing of other GPUs or processes, so it never waits for a copy. */
     KIT_CUDA_CHECK(cudaStreamWaitEvent(g->bulk, g->boundary_done[q], 0));
@@ -185,14 +192,14 @@ static void mt_run(void *st, int steps) {
   {
     /* Every GPU must have its thread: a smaller team would leave rows uncomputed. */
     if (omp_get_num_threads() != ngpu)
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs %d OpenMP threads (one per GPU), got %d",
-              ngpu, omp_get_num_threads());
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "multi-thread needs %d OpenMP threads (one per GPU), got %d", ngpu, omp_get_num_threads());
     const int i = omp_get_thread_num();
     mt_gpu *g = &s->g[i];
     KIT_CUDA_CHECK(cudaSetDevice(g->g.device));
     for (int t = 0; t < steps; ++t) {
       if (i == 0) KIT_RANGE_PUSH("step");
-      /* Every event of step t - 1 is recorded, and every copy out of host memory drained. */
+        /* Every event of step t - 1 is recorded, and every copy out of host memory drained. */
 #pragma omp barrier
       if (i == 0 && s->mpi) tetfv_exchange_post_recvs(&s->x, s->host + nown);
       mt_compute(s, i, t);
@@ -236,7 +243,9 @@ static void mt_fetch(void *st, void *out) {
   free(mine);
 }
 
-static const kit_halo *mt_halo(void *st) { return &((mt_state *)st)->x.counters; }
+static const kit_halo *mt_halo(void *st) {
+  return &((mt_state *)st)->x.counters;
+}
 
 static void mt_teardown(void *st) {
   mt_state *s = st;
@@ -261,7 +270,9 @@ static void mt_teardown(void *st) {
 
 const tetfv_variant tetfv_multi_thread = {
     .name = "multi-thread",
-    .summary = "one process drives all its GPUs, a thread per GPU; METIS sub-domains, peer or staged copies, MPI by one thread",
+    .summary =
+        "one process drives all its GPUs, a thread per GPU; METIS sub-domains, peer or staged copies, MPI by "
+        "one thread",
     .needs_gpu = 1,
     .setup = mt_setup,
     .reset = mt_reset,

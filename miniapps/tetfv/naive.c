@@ -26,7 +26,9 @@ static void *naive_setup(const void *ctx) {
   return s;
 }
 
-static void naive_reset(void *st) { tetfv_gpu_rank_reset(&((naive_state *)st)->r); }
+static void naive_reset(void *st) {
+  tetfv_gpu_rank_reset(&((naive_state *)st)->r);
+}
 
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
@@ -73,7 +75,9 @@ static void naive_fetch(void *st, void *out) {
   tetfv_gpu_fetch(&s->r.g, 0, s->c.l->nown, u);
 }
 
-static const kit_halo *naive_halo(void *st) { return &((naive_state *)st)->r.x.counters; }
+static const kit_halo *naive_halo(void *st) {
+  return &((naive_state *)st)->r.x.counters;
+}
 
 static void naive_teardown(void *st) {
   naive_state *s = st;

@@ -122,7 +122,8 @@ static void rcm(const graph *g, int *order) {
   for (;;) {
     int start = -1;
     for (int v = 0; v < n; ++v)
-      if (!seen[v] && (start < 0 || g->xadj[v + 1] - g->xadj[v] < g->xadj[start + 1] - g->xadj[start])) start = v;
+      if (!seen[v] && (start < 0 || g->xadj[v + 1] - g->xadj[v] < g->xadj[start + 1] - g->xadj[start]))
+        start = v;
     if (start < 0) break;
     seen[start] = 1;
     order[tail++] = start;
@@ -190,7 +191,8 @@ void tetfv_local_build(const tetfv_matrix *g, const int *part, int rank, const c
    * cells of other ranks its own rows read. Every rank derives both from the same global
    * matrix, so the two sides of each message agree on its contents and order. */
   size_t ns = 0, nr = 0, cs = 1024, cr = 1024;
-  pair *snd = kit_malloc(cs * sizeof *snd, "send lists"), *rcv = kit_malloc(cr * sizeof *rcv, "receive lists");
+  pair *snd = kit_malloc(cs * sizeof *snd, "send lists"),
+       *rcv = kit_malloc(cr * sizeof *rcv, "receive lists");
   int nown = 0;
   for (int i = 0; i < n; ++i) {
     const int mine = part[i] == rank;
@@ -198,10 +200,12 @@ void tetfv_local_build(const tetfv_matrix *g, const int *part, int rank, const c
     for (int k = 0; k < TETFV_W; ++k) {
       const int c = g->I[(size_t)TETFV_W * i + k];
       if (mine && part[c] != rank) {
-        if (nr == cr && !(rcv = realloc(rcv, (cr *= 2) * sizeof *rcv))) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory");
+        if (nr == cr && !(rcv = realloc(rcv, (cr *= 2) * sizeof *rcv)))
+          kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory");
         rcv[nr++] = (pair){part[c], c};
       } else if (!mine && part[c] == rank) {
-        if (ns == cs && !(snd = realloc(snd, (cs *= 2) * sizeof *snd))) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory");
+        if (ns == cs && !(snd = realloc(snd, (cs *= 2) * sizeof *snd)))
+          kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of memory");
         snd[ns++] = (pair){part[i], c};
       }
     }
@@ -240,8 +244,10 @@ void tetfv_local_build(const tetfv_matrix *g, const int *part, int rank, const c
   if (nint > 1 && strcmp(reorder, "none") != 0) {
     graph ig = interior_graph(&l->m, l->nsep, nint);
     int *order = kit_malloc((size_t)nint * sizeof(int), "interior order");
-    if (strcmp(reorder, "rcm") == 0) rcm(&ig, order);
-    else metis_blocks(&ig, block, order);
+    if (strcmp(reorder, "rcm") == 0)
+      rcm(&ig, order);
+    else
+      metis_blocks(&ig, block, order);
     graph_free(&ig);
     /* Apply: new local row nsep + a was old local row nsep + order[a]. */
     int *newpos = kit_malloc(((size_t)nown + l->nghost + 1) * sizeof(int), "renumbering");
@@ -310,13 +316,16 @@ void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part) {
     METIS_SetDefaultOptions(opt);
     opt[METIS_OPTION_SEED] = 1;
     opt[METIS_OPTION_NUMBERING] = 0;
-    if (METIS_PartGraphKway(&nv, &ncon, g.xadj, g.adj, NULL, NULL, NULL, &np, NULL, NULL, opt, &cut, where) == METIS_OK) {
+    if (METIS_PartGraphKway(&nv, &ncon, g.xadj, g.adj, NULL, NULL, NULL, &np, NULL, NULL, opt, &cut, where) ==
+        METIS_OK) {
       int *count = calloc((size_t)nparts, sizeof(int));
       if (!count) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
       ok = 1;
       for (int r = 0; r < n; ++r) {
-        if (where[r] < 0 || where[r] >= nparts) ok = 0;
-        else count[where[r]]++;
+        if (where[r] < 0 || where[r] >= nparts)
+          ok = 0;
+        else
+          count[where[r]]++;
       }
       for (int d = 0; d < nparts; ++d) ok = ok && count[d] > 0;
       if (ok)

@@ -96,8 +96,8 @@ static void read_restart(const tetfv_params *p, const tetfv_built *b, double *us
   const int nid = tetfv_checkpoint_ident(p, &b->mesh, &b->g, ident);
   uint64_t step = 0;
   char why[240];
-  if (kit_checkpoint_read(p->run.restart, "tetfv", ident, nid, sizeof(double), (uint64_t)b->mesh.ncells, &step,
-                          ustart, why, sizeof why)) {
+  if (kit_checkpoint_read(p->run.restart, "tetfv", ident, nid, sizeof(double), (uint64_t)b->mesh.ncells,
+                          &step, ustart, why, sizeof why)) {
     snprintf(h->why, sizeof h->why, "--restart '%s': %s", p->run.restart, why);
     h->bad = 2;
   } else if (step >= (uint64_t)p->run.iters) {
@@ -115,8 +115,10 @@ static void build_on_root(const kit_env *env, tetfv_params *p, tetfv_built *b, i
   tetfv_assembly_info info;
   memset(&info, 0, sizeof info);
   const double t0 = kit_now();
-  if (p->box_n > 0) tetfv_mesh_box(mesh, p->box_n, p->jitter, p->shuffle, p->run.seed);
-  else if (tetfv_read_msh(p->mesh, mesh, h->why, sizeof h->why)) h->bad = 1;
+  if (p->box_n > 0)
+    tetfv_mesh_box(mesh, p->box_n, p->jitter, p->shuffle, p->run.seed);
+  else if (tetfv_read_msh(p->mesh, mesh, h->why, sizeof h->why))
+    h->bad = 1;
   if (!h->bad && p->box_n == 0 && p->shuffle) tetfv_mesh_shuffle(mesh, p->run.seed);
   if (!h->bad && tetfv_mesh_connect(mesh, h->why, sizeof h->why)) h->bad = 1;
   if (!h->bad && mesh->ncells < env->nranks) {
@@ -124,11 +126,13 @@ static void build_on_root(const kit_env *env, tetfv_params *p, tetfv_built *b, i
     h->bad = 1;
   }
   if (!h->bad) {
-    if (mesh->skipped) kit_log(env, "tetfv: %s: skipped %d elements that are not tetrahedra", p->mesh, mesh->skipped);
+    if (mesh->skipped)
+      kit_log(env, "tetfv: %s: skipped %d elements that are not tetrahedra", p->mesh, mesh->skipped);
     tetfv_assemble(p, mesh, &b->g, &info);
     if (info.limited) /* the fall-back, said once: the figure of merit changes with it */
-      kit_log(env, "tetfv: --flux corrected: the full correction lets a mode grow on this mesh (set-up probe); "
-                   "using it limited to %.3g of itself, which is provably dissipative (README.md \"Stability\")",
+      kit_log(env,
+              "tetfv: --flux corrected: the full correction lets a mode grow on this mesh (set-up probe); "
+              "using it limited to %.3g of itself, which is provably dissipative (README.md \"Stability\")",
               info.theta);
     if (info.bad_cell >= 0) k_obtuse_reason(mesh, &info, h);
     *part = kit_malloc((size_t)mesh->ncells * sizeof(int), "partition");

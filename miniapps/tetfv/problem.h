@@ -12,18 +12,18 @@ extern "C" {
 #endif
 
 typedef struct tetfv_built {
-  tetfv_ctx c;          /* what the variants get (first member: the same address) */
-  tetfv_local loc;      /* this rank's part: separator, interior, ghosts (Paper III Fig. 1) */
-  double *u0_local;     /* where the run starts (initial or --restart), local order, ghosts too */
-  int ncells, nodes;    /* the whole mesh */
-  double dt_stable;     /* the assembly's figures, for the report (tetfv_assembly_info) */
+  tetfv_ctx c;       /* what the variants get (first member: the same address) */
+  tetfv_local loc;   /* this rank's part: separator, interior, ghosts (Paper III Fig. 1) */
+  double *u0_local;  /* where the run starts (initial or --restart), local order, ghosts too */
+  int ncells, nodes; /* the whole mesh */
+  double dt_stable;  /* the assembly's figures, for the report (tetfv_assembly_info) */
   double theta;
   int width, nodominant;
-  double part_build_s;  /* building this rank's part, its --reorder included */
+  double part_build_s; /* building this rank's part, its --reorder included */
   /* Rank 0 alone: the global problem, for the oracle, --dump and checkpoints. */
   tetfv_mesh mesh;
   tetfv_matrix g;
-  double *u0;           /* the true initial field (the oracle starts there, even on restart) */
+  double *u0; /* the true initial field (the oracle starts there, even on restart) */
 } tetfv_built;
 
 /* --mesh's parser (kit_opt_parser): box:N with N in [1, 400] (6 N^3 cells), or a file name. */

@@ -25,7 +25,8 @@ extern "C" {
  * slots side by side (stride 1); the GPU stores blocks of TETFV_GPU_B rows column-major (stride
  * TETFV_GPU_B, gpu_block.h), so the same expression, in the same order, gives the same bits.
  * Unused slots hold weight 0 and the row's own index, so they read a value already in cache. */
-static inline KIT_HD double tetfv_row_at(double d, const double *a, const int *c, int stride, const double *u, int i) {
+static inline KIT_HD double tetfv_row_at(double d, const double *a, const int *c, int stride, const double *u,
+                                         int i) {
   double v = d * u[i];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -35,17 +36,20 @@ static inline KIT_HD double tetfv_row_at(double d, const double *a, const int *c
 }
 
 /* Row i of the step, row-major storage (a row's slots contiguous). */
-static inline KIT_HD double tetfv_row(const double *D, const double *A, const int *I, const double *u, int i) {
+static inline KIT_HD double tetfv_row(const double *D, const double *A, const int *I, const double *u,
+                                      int i) {
   return tetfv_row_at(D[i], A + (size_t)TETFV_W * (size_t)i, I + (size_t)TETFV_W * (size_t)i, 1, u, i);
 }
 
 /* Six times the signed volume of tetrahedron (p0, p1, p2, p3): positive when p3 lies on the
  * side of triangle (p0, p1, p2) its right-hand normal points to (gmsh's orientation). */
-static inline KIT_HD double tetfv_det6(const double *p0, const double *p1, const double *p2, const double *p3) {
+static inline KIT_HD double tetfv_det6(const double *p0, const double *p1, const double *p2,
+                                       const double *p3) {
   const double a[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
   const double b[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
   const double c[3] = {p3[0] - p0[0], p3[1] - p0[1], p3[2] - p0[2]};
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+         a[2] * (b[0] * c[1] - b[1] * c[0]);
 }
 
 /* Area-weighted normal (b - a) x (c - a) / 2 of triangle (a, b, c): its length is the area. */

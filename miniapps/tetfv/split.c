@@ -14,7 +14,9 @@
 #include "kit/check.h"
 #include "tetfv.h"
 
-static int *ints(size_t n, const char *what) { return kit_malloc((n + 1) * sizeof(int), what); }
+static int *ints(size_t n, const char *what) {
+  return kit_malloc((n + 1) * sizeof(int), what);
+}
 
 void tetfv_split_build(const tetfv_local *l, int ndev, const int *dev, tetfv_split *s) {
   memset(s, 0, sizeof *s);
@@ -48,10 +50,14 @@ void tetfv_split_build(const tetfv_local *l, int ndev, const int *dev, tetfv_spl
   if (!s->cut) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   for (int r = 0; r < nown; ++r) {
     int cat = TETFV_CAT_BULK;
-    if (sent[r] && !exported[r]) cat = TETFV_CAT_MPI;
-    else if (sent[r]) cat = TETFV_CAT_BOTH;
-    else if (exported[r]) cat = TETFV_CAT_DEV;
-    else if (imports[r]) cat = TETFV_CAT_IMPORT;
+    if (sent[r] && !exported[r])
+      cat = TETFV_CAT_MPI;
+    else if (sent[r])
+      cat = TETFV_CAT_BOTH;
+    else if (exported[r])
+      cat = TETFV_CAT_DEV;
+    else if (imports[r])
+      cat = TETFV_CAT_IMPORT;
     key[r] = dev[r] * TETFV_NCAT + cat;
     s->cut[key[r] + 1]++;
   }

@@ -23,29 +23,29 @@ extern "C" {
 
 /* Every problem parameter, with the common run flags. */
 typedef struct tetfv_params {
-  kit_run run;          /* --variant, --iters, --reps, ... */
-  const char *mesh;     /* --mesh box:N or FILE.msh */
-  int box_n;            /* N of box:N (0 for a file) */
-  double jitter;        /* --jitter J: interior box vertices move up to J h / 2 per coordinate */
-  int shuffle;          /* --shuffle: random renumbering of the cells (Philox, --seed) */
-  double kappa;         /* --kappa: the scalar diffusivity */
-  double aniso;         /* --aniso A: K = kappa (I + A f f^T), f the fibre direction (0: isotropic) */
-  const char *fibres;   /* --fibres x|rotating: the fibre direction field */
-  const char *flux;     /* --flux corrected|two-point (default corrected: two-point is inconsistent here) */
-  const char *bc;       /* --bc neumann|dirichlet (homogeneous: u = 0 on the boundary) */
-  double safety;        /* --safety: dt = safety x the Gershgorin stability limit */
-  double t_end;         /* --t-end T: iters = ceil(T / dt_stable), dt = T / iters (0: use --iters) */
-  const char *init;     /* --init mode|random|constant */
-  const char *reorder;  /* --reorder none|rcm|metis: interior cells for cache reuse */
-  int block;            /* --block B: rows per block of --reorder metis (Paper III: 512 on a CPU) */
-  int skip_oracle;      /* --skip-oracle */
-  const char *dump;     /* --dump FILE: the final field, mesh order, raw little-endian doubles */
-  int p2p;              /* multi-thread: peer-to-peer copies where the devices allow (--no-p2p: 0) */
-  int no_exchange;      /* --no-exchange: nothing travels between parts (Paper III's
-                           communication-free bound); the answer is wrong on purpose */
+  kit_run run;         /* --variant, --iters, --reps, ... */
+  const char *mesh;    /* --mesh box:N or FILE.msh */
+  int box_n;           /* N of box:N (0 for a file) */
+  double jitter;       /* --jitter J: interior box vertices move up to J h / 2 per coordinate */
+  int shuffle;         /* --shuffle: random renumbering of the cells (Philox, --seed) */
+  double kappa;        /* --kappa: the scalar diffusivity */
+  double aniso;        /* --aniso A: K = kappa (I + A f f^T), f the fibre direction (0: isotropic) */
+  const char *fibres;  /* --fibres x|rotating: the fibre direction field */
+  const char *flux;    /* --flux corrected|two-point (default corrected: two-point is inconsistent here) */
+  const char *bc;      /* --bc neumann|dirichlet (homogeneous: u = 0 on the boundary) */
+  double safety;       /* --safety: dt = safety x the Gershgorin stability limit */
+  double t_end;        /* --t-end T: iters = ceil(T / dt_stable), dt = T / iters (0: use --iters) */
+  const char *init;    /* --init mode|random|constant */
+  const char *reorder; /* --reorder none|rcm|metis: interior cells for cache reuse */
+  int block;           /* --block B: rows per block of --reorder metis (Paper III: 512 on a CPU) */
+  int skip_oracle;     /* --skip-oracle */
+  const char *dump;    /* --dump FILE: the final field, mesh order, raw little-endian doubles */
+  int p2p;             /* multi-thread: peer-to-peer copies where the devices allow (--no-p2p: 0) */
+  int no_exchange;     /* --no-exchange: nothing travels between parts (Paper III's
+                          communication-free bound); the answer is wrong on purpose */
   /* Derived while the problem is set up (rank 0, then broadcast). */
-  double dt;            /* the time step */
-  int start_step;       /* --restart: the checkpoint's step; the run does iters - start_step */
+  double dt;      /* the time step */
+  int start_step; /* --restart: the checkpoint's step; the run does iters - start_step */
 } tetfv_params;
 
 /* A tetrahedral mesh: nodes, cells (4 node indices, positively oriented) and, after
@@ -53,14 +53,14 @@ typedef struct tetfv_params {
  * opposite its vertex f. */
 typedef struct tetfv_mesh {
   int nnodes, ncells;
-  double *xyz;       /* 3 x nnodes */
-  int *tet;          /* 4 x ncells */
-  double *centroid;  /* 3 x ncells */
-  double *volume;    /* ncells */
-  int *nbr;          /* 4 x ncells: cell across face f, -1 on the boundary */
+  double *xyz;      /* 3 x nnodes */
+  int *tet;         /* 4 x ncells */
+  double *centroid; /* 3 x ncells */
+  double *volume;   /* ncells */
+  int *nbr;         /* 4 x ncells: cell across face f, -1 on the boundary */
   int nfaces_interior, nfaces_boundary;
-  int skipped;       /* elements of other types a reader skipped */
-  long *line;        /* ncells: the file line of each cell (NULL for the box), for messages */
+  int skipped; /* elements of other types a reader skipped */
+  long *line;  /* ncells: the file line of each cell (NULL for the box), for messages */
 } tetfv_mesh;
 
 void tetfv_mesh_free(tetfv_mesh *m);
@@ -83,21 +83,21 @@ void tetfv_tensor(const tetfv_params *p, const double *x, double *K);
 /* The matrix of one step, u_new = D u + A u[I]: n rows of TETFV_W slots. Globally indexed by
  * cell after tetfv_assemble; locally indexed (tetfv_local) in a rank's part. */
 typedef struct tetfv_matrix {
-  int n;          /* rows */
-  double *D;      /* n */
-  double *A;      /* TETFV_W x n, row-major (a row's slots contiguous) */
-  int *I;         /* TETFV_W x n */
+  int n;     /* rows */
+  double *D; /* n */
+  double *A; /* TETFV_W x n, row-major (a row's slots contiguous) */
+  int *I;    /* TETFV_W x n */
 } tetfv_matrix;
 
 /* What assembly reports besides the matrix. */
 typedef struct tetfv_assembly_info {
-  double dt_stable;     /* 2 / max_i Gershgorin radius of V^-1 L (before the safety factor) */
-  int max_width;        /* most off-diagonal slots used by a row */
-  int rows_no_gradient; /* cells whose least-squares gradient is singular (corrected flux: TPFA there) */
-  int rows_not_dominant;/* rows of L that are not diagonally dominant (Gershgorin gives no bound) */
-  double theta;         /* the limiter's factor on the flux correction (1: none; README "Stability") */
-  int limited;          /* 1 if the growth probe found the full correction growing and theta < 1 */
-  double dt_energy;     /* the step the energy bound proves V-norm stable (+inf: no limit) */
+  double dt_stable;       /* 2 / max_i Gershgorin radius of V^-1 L (before the safety factor) */
+  int max_width;          /* most off-diagonal slots used by a row */
+  int rows_no_gradient;   /* cells whose least-squares gradient is singular (corrected flux: TPFA there) */
+  int rows_not_dominant;  /* rows of L that are not diagonally dominant (Gershgorin gives no bound) */
+  double theta;           /* the limiter's factor on the flux correction (1: none; README "Stability") */
+  int limited;            /* 1 if the growth probe found the full correction growing and theta < 1 */
+  double dt_energy;       /* the step the energy bound proves V-norm stable (+inf: no limit) */
   int bad_cell, bad_face; /* a K-obtuse face (alpha <= 0) where the full correction grows: refused; -1 none */
 } tetfv_assembly_info;
 
@@ -121,12 +121,12 @@ int tetfv_partition(const tetfv_mesh *m, int nparts, int *part, char *err, size_
  * neighbour's message lands in one contiguous range. */
 typedef struct tetfv_local {
   int nown, nsep, nghost;
-  int *gid;            /* nown + nghost: the global cell of each local index */
-  tetfv_matrix m;      /* nown rows, local column indices */
-  int nsend, nrecv;    /* ranks this one sends to / receives from */
+  int *gid;                             /* nown + nghost: the global cell of each local index */
+  tetfv_matrix m;                       /* nown rows, local column indices */
+  int nsend, nrecv;                     /* ranks this one sends to / receives from */
   int *send_peer, *send_off, *send_idx; /* per peer: local indices [send_off[k], send_off[k+1]) */
   int *recv_peer, *recv_off;            /* per peer: ghost range [recv_off[k], recv_off[k+1]) */
-  double reorder_distance;   /* mean |row - column| over the interior rows' interior columns */
+  double reorder_distance;              /* mean |row - column| over the interior rows' interior columns */
 } tetfv_local;
 
 /* Builds rank `rank`'s part from the global matrix and the partition; interior rows ordered
@@ -141,10 +141,10 @@ void tetfv_local_free(tetfv_local *l);
  * messages and bytes in `counters` (only those two fields of kit_halo are used). */
 typedef struct tetfv_exchange {
   const tetfv_local *l;
-  double *sbuf;          /* packed send lists, send_off order */
-  int pinned;            /* sbuf is page-locked (GPU variants copy into it asynchronously) */
-  MPI_Request *req;      /* nrecv receives then nsend sends */
-  int stale;             /* --no-exchange or KIT_FAULT=stale-halo: nothing is exchanged */
+  double *sbuf;     /* packed send lists, send_off order */
+  int pinned;       /* sbuf is page-locked (GPU variants copy into it asynchronously) */
+  MPI_Request *req; /* nrecv receives then nsend sends */
+  int stale;        /* --no-exchange or KIT_FAULT=stale-halo: nothing is exchanged */
   kit_halo counters;
 } tetfv_exchange;
 void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off);
@@ -180,18 +180,20 @@ enum { TETFV_CAT_MPI, TETFV_CAT_BOTH, TETFV_CAT_DEV, TETFV_CAT_IMPORT, TETFV_CAT
 
 typedef struct tetfv_split {
   int ndev;
-  tetfv_local l;       /* the rank's part renumbered (rows only; its own allocations) */
-  int *newpos;         /* nown: row r of the original part is row newpos[r] of l */
-  int *cut;            /* ndev * TETFV_NCAT + 1: category k of device d is rows [cut[d*NCAT+k], cut[d*NCAT+k+1]) */
-  char *reads;         /* ndev x ndev: reads[d * ndev + e] = 1 if rows of device d read rows of device e != d */
-  char *reads_ghosts;  /* ndev: 1 if rows of device d read ghosts */
+  tetfv_local l; /* the rank's part renumbered (rows only; its own allocations) */
+  int *newpos;   /* nown: row r of the original part is row newpos[r] of l */
+  int *cut;      /* ndev * TETFV_NCAT + 1: category k of device d is rows [cut[d*NCAT+k], cut[d*NCAT+k+1]) */
+  char *reads;   /* ndev x ndev: reads[d * ndev + e] = 1 if rows of device d read rows of device e != d */
+  char *reads_ghosts; /* ndev: 1 if rows of device d read ghosts */
 } tetfv_split;
 
 /* Builds the split of part l for dev[r] in [0, ndev), the device of each row. */
 void tetfv_split_build(const tetfv_local *l, int ndev, const int *dev, tetfv_split *s);
 void tetfv_split_free(tetfv_split *s);
 /* First row of category k of device d (k = TETFV_NCAT: one past the device's last row). */
-static inline int tetfv_split_at(const tetfv_split *s, int d, int k) { return s->cut[d * TETFV_NCAT + k]; }
+static inline int tetfv_split_at(const tetfv_split *s, int d, int k) {
+  return s->cut[d * TETFV_NCAT + k];
+}
 /* A field over the split's rows back to the original local order: out[r] = in[newpos[r]], r < nown. */
 void tetfv_split_unpermute(const tetfv_split *s, const double *in, double *out);
 /* The original local field (nown + nghost) in the split's order. */
@@ -226,7 +228,8 @@ void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double 
  * fingerprints of the mesh (cell centroids) and of the assembled matrix, so a checkpoint of
  * another mesh or scheme is refused. Rank 0 (it needs the mesh and the matrix). */
 struct tetfv_mesh;
-int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g, double *ident);
+int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, const tetfv_matrix *g,
+                           double *ident);
 
 /* What a variant gets: the first member of the context problem.c builds (tetfv_built). */
 typedef struct tetfv_ctx {

@@ -16,9 +16,9 @@
 
 typedef struct two_stream_state {
   tetfv_ctx c;
-  tetfv_split sp;            /* the rank's rows renumbered: [boundary | bulk] */
-  tetfv_gpu_rank r;          /* sp.l on the GPU (launch range 0: boundary rows, 1: bulk rows),
-                                its exchange and ghost landing */
+  tetfv_split sp;   /* the rank's rows renumbered: [boundary | bulk] */
+  tetfv_gpu_rank r; /* sp.l on the GPU (launch range 0: boundary rows, 1: bulk rows),
+                       its exchange and ghost landing */
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary rows are computed */
   cudaEvent_t bulk_done;     /* this step's bulk rows are computed */
@@ -50,7 +50,9 @@ static void *ts_setup(const void *ctx) {
   return s;
 }
 
-static void ts_reset(void *st) { tetfv_gpu_rank_reset(&((two_stream_state *)st)->r); }
+static void ts_reset(void *st) {
+  tetfv_gpu_rank_reset(&((two_stream_state *)st)->r);
+}
 
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
@@ -112,7 +114,9 @@ static void ts_fetch(void *st, void *out) {
   free(mine);
 }
 
-static const kit_halo *ts_halo(void *st) { return &((two_stream_state *)st)->r.x.counters; }
+static const kit_halo *ts_halo(void *st) {
+  return &((two_stream_state *)st)->r.x.counters;
+}
 
 static void ts_teardown(void *st) {
   two_stream_state *s = st;
@@ -128,7 +132,8 @@ static void ts_teardown(void *st) {
 
 const tetfv_variant tetfv_two_stream = {
     .name = "two-stream",
-    .summary = "one rank per GPU; boundary rows, packed send lists, D2H, MPI, H2D on one stream overlap the bulk",
+    .summary =
+        "one rank per GPU; boundary rows, packed send lists, D2H, MPI, H2D on one stream overlap the bulk",
     .needs_gpu = 1,
     .setup = ts_setup,
     .reset = ts_reset,

@@ -10,17 +10,18 @@
  *   grows: two-point and limited fluxes at their step are contractions in that norm (proved,
  *   README.md "Stability"), the full correction is kept only where the set-up probe saw no
  *   growth, and this check is what catches a mode the probe missed;
- * - mode_decay: on box:N, N >= 3 (smaller boxes do not resolve the mode), cos(pi x)cos(pi y)cos(pi z) (sin with Dirichlet) decays at
- *   pi^2 tr(K), and the measured rate is within a tolerance that shrinks with h.
- * No check compares a variant with itself: the oracle is a separate global loop, the others
- * compare with closed forms or invariants of the continuous problem. */
+ * - mode_decay: on box:N, N >= 3 (smaller boxes do not resolve the mode), cos(pi x)cos(pi y)cos(pi z) (sin
+ * with Dirichlet) decays at pi^2 tr(K), and the measured rate is within a tolerance that shrinks with h. No
+ * check compares a variant with itself: the oracle is a separate global loop, the others compare with closed
+ * forms or invariants of the continuous problem. */
+#include "verify.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
 #include "tetfv.h"
-#include "verify.h"
 
 #define EPS 2.220446049250313e-16
 
@@ -56,7 +57,23 @@ double tetfv_mode_tolerance(const tetfv_params *p) {
 
 void tetfv_verify(const tetfv_params *p, const kit_env *env, const tetfv_problem *pr, kit_report *r) {
   const int neumann = strcmp(p->bc, "neumann") == 0, two_point = strcmp(p->flux, "two-point") == 0;
-  enum { ORACLE_ABS, ORACLE_REL, ROWSUM, CONST, MASS0, MASS, MASSREF, UMIN, UMAX, U0MIN, U0MAX, RATE, E0, E, NRES };
+  enum {
+    ORACLE_ABS,
+    ORACLE_REL,
+    ROWSUM,
+    CONST,
+    MASS0,
+    MASS,
+    MASSREF,
+    UMIN,
+    UMAX,
+    U0MIN,
+    U0MAX,
+    RATE,
+    E0,
+    E,
+    NRES
+  };
   double res[NRES];
   for (int i = 0; i < NRES; ++i) res[i] = 0.0;
   const int steps = p->run.iters; /* the same on every rank */
@@ -129,18 +146,21 @@ void tetfv_verify(const tetfv_params *p, const kit_env *env, const tetfv_problem
   if (p->skip_oracle)
     kit_report_check(r, "oracle", KIT_VERIFY_SKIPPED, 0.0, limit, "skipped (--skip-oracle)");
   else
-    kit_report_check(r, "oracle", res[ORACLE_ABS] <= limit ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[ORACLE_ABS],
-                     limit, "max |u - oracle| = %.3e after %d steps (limit %g)", res[ORACLE_ABS], steps, limit);
+    kit_report_check(r, "oracle", res[ORACLE_ABS] <= limit ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                     res[ORACLE_ABS], limit, "max |u - oracle| = %.3e after %d steps (limit %g)",
+                     res[ORACLE_ABS], steps, limit);
 
   if (neumann) {
-    kit_report_check(r, "row_sums", res[ROWSUM] <= ROW_SUM_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[ROWSUM],
-                     ROW_SUM_TOL, "max |D_i + sum_j A_ij - 1| = %.3e (limit %.1e = 32 ulp): constants stay constant",
+    kit_report_check(r, "row_sums", res[ROWSUM] <= ROW_SUM_TOL ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED,
+                     res[ROWSUM], ROW_SUM_TOL,
+                     "max |D_i + sum_j A_ij - 1| = %.3e (limit %.1e = 32 ulp): constants stay constant",
                      res[ROWSUM], ROW_SUM_TOL);
     const double dm = fabs(res[MASS] - res[MASS0]) / (res[MASSREF] > 0 ? res[MASSREF] : 1.0);
     const double mtol = ROUNDOFF(steps);
     kit_report_result(r, "total_V_u", res[MASS], "");
     kit_report_check(r, "conservation", dm <= mtol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, dm, mtol,
-                     "|sum V u - sum V u0| / sum V |u0| = %.3e after %d steps (limit %.2e: round-off)", dm, steps, mtol);
+                     "|sum V u - sum V u0| / sum V |u0| = %.3e after %d steps (limit %.2e: round-off)", dm,
+                     steps, mtol);
   } else {
     kit_report_check(r, "row_sums", KIT_VERIFY_SKIPPED, res[ROWSUM], ROW_SUM_TOL,
                      "not applicable: Dirichlet boundaries take mass out");
@@ -148,8 +168,9 @@ void tetfv_verify(const tetfv_params *p, const kit_env *env, const tetfv_problem
   }
   if (strcmp(p->init, "constant") == 0 && neumann) {
     const double ctol = ROUNDOFF(steps);
-    kit_report_check(r, "constant", res[CONST] <= ctol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[CONST], ctol,
-                     "max |u - 1| = %.3e after %d steps (limit %.2e: round-off)", res[CONST], steps, ctol);
+    kit_report_check(r, "constant", res[CONST] <= ctol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[CONST],
+                     ctol, "max |u - 1| = %.3e after %d steps (limit %.2e: round-off)", res[CONST], steps,
+                     ctol);
   }
   {
     /* Round-off: each step's new values carry a few ulps each, the norm squares them. */
@@ -171,14 +192,18 @@ void tetfv_verify(const tetfv_params *p, const kit_env *env, const tetfv_problem
     const double slack = ROUNDOFF(steps) * fmax(fabs(lo), fabs(hi));
     const double over = fmax(res[UMAX] - hi, lo - res[UMIN]);
     kit_report_check(r, "max_principle", over <= slack ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, over, slack,
-                     "u in [%.6g, %.6g], initial range [%.6g, %.6g] (slack %.2e)", res[UMIN], res[UMAX], lo, hi, slack);
+                     "u in [%.6g, %.6g], initial range [%.6g, %.6g] (slack %.2e)", res[UMIN], res[UMAX], lo,
+                     hi, slack);
   }
-  const char *why = p->box_n == 0                                  ? "needs --mesh box:N"
-                    : p->box_n < MODE_MIN_N                        ? "needs box:N with N >= 3 (the C/N bound is asymptotic; 1 or 2 cubes a side do not resolve the mode: box:1 samples it as 0)"
-                    : strcmp(p->init, "mode") != 0                 ? "needs --init mode"
-                    : p->aniso > 0.0 && strcmp(p->fibres, "x") != 0 ? "needs constant K (--fibres x)"
-                    : two_point ? "two-point fluxes are not consistent on these tetrahedra (README.md): use --flux corrected"
-                                : NULL;
+  const char *why =
+      p->box_n == 0           ? "needs --mesh box:N"
+      : p->box_n < MODE_MIN_N ? "needs box:N with N >= 3 (the C/N bound is asymptotic; 1 or 2 cubes a side "
+                                "do not resolve the mode: box:1 samples it as 0)"
+      : strcmp(p->init, "mode") != 0                  ? "needs --init mode"
+      : p->aniso > 0.0 && strcmp(p->fibres, "x") != 0 ? "needs constant K (--fibres x)"
+      : two_point
+          ? "two-point fluxes are not consistent on these tetrahedra (README.md): use --flux corrected"
+          : NULL;
   const double exact = tetfv_exact_rate(p), tol = p->box_n > 0 ? tetfv_mode_tolerance(p) : 0.0;
   const double err = fabs(res[RATE] / exact - 1.0);
   if (why) {
@@ -188,7 +213,7 @@ void tetfv_verify(const tetfv_params *p, const kit_env *env, const tetfv_problem
     kit_report_result(r, "decay_rate_exact", exact, "1/time");
     kit_report_result(r, "decay_rate_error", err, "relative");
     kit_report_check(r, "mode_decay", err <= tol ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, err, tol,
-                     "rate %.6g vs pi^2 tr K = %.6g: relative error %.3e (limit %.3g = C/N, C %g)", res[RATE], exact,
-                     err, tol, tol * p->box_n);
+                     "rate %.6g vs pi^2 tr K = %.6g: relative error %.3e (limit %.3g = C/N, C %g)", res[RATE],
+                     exact, err, tol, tol * p->box_n);
   }
 }

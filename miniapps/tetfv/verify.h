@@ -10,10 +10,10 @@ extern "C" {
 
 /* What rank 0 holds for the checks: the global problem and the gathered final field. */
 typedef struct tetfv_problem {
-  const tetfv_mesh *mesh;   /* volumes and centroids */
-  const tetfv_matrix *g;    /* the global matrix (mesh numbering) */
-  const double *u0;         /* initial field, mesh numbering */
-  const double *u;          /* final field after --iters steps, mesh numbering */
+  const tetfv_mesh *mesh; /* volumes and centroids */
+  const tetfv_matrix *g;  /* the global matrix (mesh numbering) */
+  const double *u0;       /* initial field, mesh numbering */
+  const double *u;        /* final field after --iters steps, mesh numbering */
 } tetfv_problem;
 
 /* The decay rate of the mode in u (rate of its projection on the mode u0 over time T). */

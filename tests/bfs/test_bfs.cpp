@@ -92,7 +92,8 @@ TEST(bfsPartition, BlocksCoverEveryVertexOnce) {
           const int64_t c = bfs_block_count(n, parts, b);
           ASSERT_GE(c, n / parts);
           ASSERT_LE(c, n / parts + 1);
-          for (int64_t v = next; v < next + c; ++v) ASSERT_EQ(bfs_block_of(n, parts, v), b) << n << " " << parts << " " << v;
+          for (int64_t v = next; v < next + c; ++v)
+            ASSERT_EQ(bfs_block_of(n, parts, v), b) << n << " " << parts << " " << v;
           next += c;
         }
         ASSERT_EQ(next, n);
@@ -132,7 +133,8 @@ TEST(bfsGenerator, SameListForAnySlicing) {
       bfs_edges s;
       bfs_generate_slice(scale, ef, 42, r, P, &s);
       ASSERT_EQ(s.first, at);
-      for (int64_t k = 0; k < 2 * s.m; ++k) ASSERT_EQ(s.uv[k], whole.uv[2 * at + k]) << "P=" << P << " rank " << r;
+      for (int64_t k = 0; k < 2 * s.m; ++k)
+        ASSERT_EQ(s.uv[k], whole.uv[2 * at + k]) << "P=" << P << " rank " << r;
       at += s.m;
       hs += bfs_edges_hash(&s);
       bfs_edges_free(&s);
@@ -171,7 +173,9 @@ TEST(bfsGenerator, InitiatorProbabilities) {
     }
   }
   const double trials = (double)m * scale;
-  auto within = [](double hits, double n, double p) { return std::fabs(hits / n - p) < 5.0 * std::sqrt(p * (1 - p) / n); };
+  auto within = [](double hits, double n, double p) {
+    return std::fabs(hits / n - p) < 5.0 * std::sqrt(p * (1 - p) / n);
+  };
   EXPECT_TRUE(within(row1, trials, 0.24)) << row1 / trials;
   EXPECT_TRUE(within(col1_row0, row0, 0.25)) << col1_row0 / row0;
   EXPECT_TRUE(within(col1_row1, row1, 0.05 / 0.24)) << col1_row1 / row1;
@@ -222,8 +226,12 @@ struct Fixture {
     return v;
   }
 };
-std::vector<int64_t> parents() { return std::vector<int64_t>(kParent, kParent + kN); }
-std::vector<int32_t> levels() { return std::vector<int32_t>(kLevel, kLevel + kN); }
+std::vector<int64_t> parents() {
+  return std::vector<int64_t>(kParent, kParent + kN);
+}
+std::vector<int32_t> levels() {
+  return std::vector<int32_t>(kLevel, kLevel + kN);
+}
 }  // namespace
 
 TEST(bfsOracle, LevelsByHand) {
@@ -411,8 +419,10 @@ TEST(bfsGraph, CsrSelectPartitionsTheBlock) {
     std::vector<uint32_t> want_in, want_out, got_in(in_adj + in_off[x], in_adj + in_off[x + 1]),
         got_out(out_adj + out_off[x], out_adj + out_off[x + 1]);
     for (int64_t e = xoff[x]; e < xoff[x + 1]; ++e) {
-      if (adj[e] >= lo && adj[e] < hi) want_in.push_back(adj[e] - (uint32_t)lo);
-      else want_out.push_back(adj[e]);
+      if (adj[e] >= lo && adj[e] < hi)
+        want_in.push_back(adj[e] - (uint32_t)lo);
+      else
+        want_out.push_back(adj[e]);
     }
     EXPECT_EQ(got_in, want_in) << "source " << x;
     EXPECT_EQ(got_out, want_out) << "source " << x;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static inline int fuzz_to_file(const uint8_t *data, size_t size, const char *stem, const char *ext, char *path,
-                               size_t pathlen) {
+static inline int fuzz_to_file(const uint8_t *data, size_t size, const char *stem, const char *ext,
+                               char *path, size_t pathlen) {
   snprintf(path, pathlen, "/tmp/kit_fuzz_%s_%d.%s", stem, (int)getpid(), ext);
   FILE *f = fopen(path, "wb");
   if (!f) return -1;

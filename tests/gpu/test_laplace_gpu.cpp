@@ -45,7 +45,8 @@ TEST(LaplaceGpu, SweepMatchesHostBitForBit) {
       ASSERT_EQ(cudaMemcpy(dev.data(), dun, b.points * 8, cudaMemcpyDeviceToHost), cudaSuccess);
       cudaFree(du);
       cudaFree(dun);
-      for (size_t i = 0; i < b.points; ++i) ASSERT_EQ(dev[i], host[i]) << "shape " << s[0] << "x" << s[1] << "x" << s[2] << " point " << i;
+      for (size_t i = 0; i < b.points; ++i)
+        ASSERT_EQ(dev[i], host[i]) << "shape " << s[0] << "x" << s[1] << "x" << s[2] << " point " << i;
     }
   }
 }
@@ -70,6 +71,6 @@ TEST(LaplaceGpu, PhiloxDeviceEqualsHost) {
 TEST(LaplaceGpu, DeviceTriadIsPositiveAndPlausible) {
   SKIP_WITHOUT_GPU();
   const double bw = kit_measure_device_triad((size_t)1 << 24, 5);
-  EXPECT_GT(bw, 10.0);     // GB/s: any CUDA GPU of the last decade
+  EXPECT_GT(bw, 10.0);  // GB/s: any CUDA GPU of the last decade
   EXPECT_LT(bw, 100000.0);
 }

@@ -24,7 +24,9 @@
 
 namespace {
 
-ising_params params(int lx, int ly, int lz, int samples) { return slab_params(lx, ly, lz, samples, "msc", 7654321); }
+ising_params params(int lx, int ly, int lz, int samples) {
+  return slab_params(lx, ly, lz, samples, "msc", 7654321);
+}
 
 // A slab in both storages: bytes (what the host sweep updates) and bits.
 struct Slab {
@@ -85,7 +87,6 @@ void exchange(std::vector<Slab> &w, int c) {
   }
 }
 
-
 // LX a multiple of 32 (the msc condition). m = 32 (cube, one and three ranks), m = 8 with
 // Q = 2, m = 16 with Q = 3 (two words a row), m = 6 with Q = 2 (three words a row, a group
 // wraps the slices), m = 2 (a group's four slices coincide), m = 4 with Q = 2 on two ranks,
@@ -106,7 +107,8 @@ TEST(IsingBits, PackThenUnpackIsTheSlab) {
     const size_t pw = ising_bits_plane_words(&b), nw = (size_t)b.n * pw;
     for (size_t i = 0; i < s.coupling.size(); ++i)
       for (int d = 0; d < 6; ++d)
-        ASSERT_EQ(s.jbits[d * nw + i / 32] >> (i % 32) & 1u, (uint32_t)(s.coupling[i] >> d & 1u)) << i << " " << d;
+        ASSERT_EQ(s.jbits[d * nw + i / 32] >> (i % 32) & 1u, (uint32_t)(s.coupling[i] >> d & 1u))
+            << i << " " << d;
   }
 }
 
@@ -149,7 +151,8 @@ TEST(IsingBits, EverySiteOfTheColourExactlyOnce) {
 // exchanged as the plans say: the same spins after every sweep, and the spins do change.
 TEST(IsingBits, SameBitsAsTheHostSweep) {
   for (const Shape &sh : kShapes)
-    for (const auto &rp : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {5, 4}, {16, 1}, {16, 2}, {3, 4}}) {
+    for (const auto &rp :
+         std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {5, 4}, {16, 1}, {16, 2}, {3, 4}}) {
       const int run = rp.first, P = rp.second;
       const ising_params p = params(sh.L[0], sh.L[1], sh.L[2], 2);
       const ising_rules r = ising_rules_of(&p);
@@ -174,7 +177,8 @@ TEST(IsingBits, SameBitsAsTheHostSweep) {
           ASSERT_EQ(host[i].spin, unpack(bits[i]))
               << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " P " << P;
           ASSERT_EQ(host[i].spin, unpack(reversed[i]))
-              << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " P " << P << " (threads reversed)";
+              << tag(sh) << " rank " << i << " sweep " << t << " run " << run << " P " << P
+              << " (threads reversed)";
         }
       }
       size_t changed = 0;
@@ -229,12 +233,12 @@ TEST(IsingBits, LaunchShapeRule) {
     long long words;
     int N, parts, run;
   } cases[] = {
-      {8192, 255, 1, 16},  // L = 512 bulk: 16 runs x 32 blocks
-      {8192, 1, 4, 1},     // L = 512 boundary slice
-      {2048, 127, 4, 8},   // L = 256 bulk: 1 and 2 threads a word leave runs of 2 and 4
-      {512, 63, 4, 4},     // L = 128: no shape reaches 8; runs of 4
-      {8192, 10, 4, 4},    // a thin slab
-      {65536, 255, 1, 128}, // 8 samples at L = 512: 256 blocks a run, two runs fill the GPU
+      {8192, 255, 1, 16},    // L = 512 bulk: 16 runs x 32 blocks
+      {8192, 1, 4, 1},       // L = 512 boundary slice
+      {2048, 127, 4, 8},     // L = 256 bulk: 1 and 2 threads a word leave runs of 2 and 4
+      {512, 63, 4, 4},       // L = 128: no shape reaches 8; runs of 4
+      {8192, 10, 4, 4},      // a thin slab
+      {65536, 255, 1, 128},  // 8 samples at L = 512: 256 blocks a run, two runs fill the GPU
   };
   for (const Case &c : cases) {
     const ising_bits_shape sh = ising_bits_shape_of(c.words, c.N, slots, 256);

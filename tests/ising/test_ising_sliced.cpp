@@ -23,7 +23,9 @@
 
 namespace {
 
-ising_params params(int lx, int ly, int lz, int samples) { return slab_params(lx, ly, lz, samples, "sliced", 1234567); }
+ising_params params(int lx, int ly, int lz, int samples) {
+  return slab_params(lx, ly, lz, samples, "sliced", 1234567);
+}
 
 // One launch of the octet kernel: every thread, in grid order or reversed (the device runs
 // them in any order).
@@ -31,7 +33,8 @@ void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin
                         ising_planes pl, int colour, uint32_t t, bool reversed) {
   const ising_octet_plan dv = ising_octet_plan_of(&b, pl);
   const uint32_t units = (uint32_t)(b.part_sites / 8);
-  const long long groups = ((long long)b.samples * ising_octet_bases(pl) + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
+  const long long groups =
+      ((long long)b.samples * ising_octet_bases(pl) + ISING_OCTET_BASES - 1) / ISING_OCTET_BASES;
   const long long n = groups * units;
   for (long long q = 0; q < n; ++q) {
     const long long i = reversed ? n - 1 - q : q;
@@ -40,16 +43,15 @@ void grouped_half_sweep(const ising_rules &r, const ising_block &b, int8_t *spin
   }
 }
 
-
 // LX a multiple of 8 throughout (the grouped kernel's condition). m = 8 (cube, and Q = 3
 // rows of q), m = 4, m = 2 (a group's four slices coincide in pairs or all), m = 20 (a part
 // of 800 sites: the last segment ends early), m = 4 with Q = 3 on two ranks; m = 40 and 48
 // on one rank, whose bulk launches are long enough for runs of bases with every member
 // inside (ising_octet_run), also with Q = 3 (40 x 8 x 120).
-const std::vector<Shape> kShapes = {{{8, 8, 8}, 1},   {{8, 8, 8}, 2},    {{16, 8, 24}, 1}, {{16, 8, 24}, 3},
-                                    {{8, 16, 4}, 1},  {{8, 16, 4}, 2},   {{24, 6, 4}, 1},  {{40, 20, 20}, 1},
-                                    {{40, 20, 20}, 4}, {{16, 12, 12}, 2}, {{32, 32, 32}, 3},
-                                    {{40, 40, 40}, 1}, {{48, 48, 48}, 1}, {{40, 8, 120}, 1}};
+const std::vector<Shape> kShapes = {
+    {{8, 8, 8}, 1},    {{8, 8, 8}, 2},    {{16, 8, 24}, 1},  {{16, 8, 24}, 3},  {{8, 16, 4}, 1},
+    {{8, 16, 4}, 2},   {{24, 6, 4}, 1},   {{40, 20, 20}, 1}, {{40, 20, 20}, 4}, {{16, 12, 12}, 2},
+    {{32, 32, 32}, 3}, {{40, 40, 40}, 1}, {{48, 48, 48}, 1}, {{40, 8, 120}, 1}};
 
 }  // namespace
 
@@ -130,7 +132,8 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
           const int o = side == KIT_DOWN ? (i + R - 1) % R : (i + 1) % R;
           const ising_plan opl = ising_make_plan(&bs[o], c);
           std::memcpy(w[o].data() + ising_part_offset(&bs[o], opl.recv_plane[1 - side], opl.part),
-                      w[i].data() + ising_part_offset(&bs[i], pl.send_plane[side], pl.part), bs[i].part_stride);
+                      w[i].data() + ising_part_offset(&bs[i], pl.send_plane[side], pl.part),
+                      bs[i].part_stride);
         }
       }
     };
@@ -148,7 +151,8 @@ TEST(IsingSlicedGroups, SameBitsAsTheHostSweep) {
       }
       for (int i = 0; i < R; ++i) {
         ASSERT_EQ(host[i], grouped[i]) << tag(sh) << " rank " << i << " sweep " << t;
-        ASSERT_EQ(host[i], reversed[i]) << tag(sh) << " rank " << i << " sweep " << t << " (threads reversed)";
+        ASSERT_EQ(host[i], reversed[i])
+            << tag(sh) << " rank " << i << " sweep " << t << " (threads reversed)";
       }
     }
     size_t changed = 0;
@@ -181,7 +185,8 @@ TEST(IsingSlicedGroups, UnsatIsTheField) {
             v[q] = (n >> q & 1) ? -1 : 1;
             w[2 + q] |= spin(n >> q & 1) << 8 * lane;
           }
-          const int u2 = (int)(ising_unsat2(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]) >> 8 * lane & 0xff);
+          const int u2 =
+              (int)(ising_unsat2(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]) >> 8 * lane & 0xff);
           const int sv = s ? -1 : 1;
           ASSERT_EQ(12 - 2 * u2, 2 * sv * ising_field((uint8_t)j, v[0], v[1], v[2], v[3], v[4], v[5]))
               << "lane " << lane << " s=" << sv << " j=" << j << " n=" << n;

@@ -64,7 +64,9 @@ TEST(Laplace, ReferenceMatchesIndependentLoop) {
   std::vector<double> u(b.points), un(b.points);
   laplace_fill(&p, &b, u.data());
   un = u;
-  auto at = [&](std::vector<double> &f, int i, int j, int k) -> double & { return f[k * b.sz + j * b.sy + i]; };
+  auto at = [&](std::vector<double> &f, int i, int j, int k) -> double & {
+    return f[k * b.sz + j * b.sy + i];
+  };
   for (int t = 0; t < iters; ++t) {
     for (int k = 1; k <= nz; ++k)
       for (int j = 1; j <= ny; ++j)

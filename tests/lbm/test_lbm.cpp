@@ -8,17 +8,19 @@
 #include <cstring>
 #include <vector>
 
+#include "ak2005.h"
 #include "d3q19.h"
 #include "lbm.h"
-#include "ak2005.h"
 #include "verify.h"
 
 namespace {
 // e_q and w_q as in Risso eq. 2.6 and the README's table.
-const int E[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
-                      {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
+const int E[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},  {0, -1, 0}, {0, 0, 1},   {0, 0, -1},
+                      {1, 1, 0},  {-1, -1, 0}, {1, -1, 0},  {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
                       {-1, 0, 1}, {0, 1, 1},   {0, -1, -1}, {0, 1, -1}, {0, -1, 1}};
-double W(int q) { return q == 0 ? 1.0 / 3.0 : (q <= 6 ? 1.0 / 18.0 : 1.0 / 36.0); }
+double W(int q) {
+  return q == 0 ? 1.0 / 3.0 : (q <= 6 ? 1.0 / 18.0 : 1.0 / 36.0);
+}
 int opposite(int q) {
   for (int o = 0; o < 19; ++o)
     if (E[o][0] == -E[q][0] && E[o][1] == -E[q][1] && E[o][2] == -E[q][2]) return o;
@@ -150,7 +152,8 @@ TEST(Lbm, FacePackRoundTripTouchesOnlyCrossingPopulations) {
         if (E[q][2] == (up ? 1 : -1)) crossing.push_back(q);
       ASSERT_EQ((int)crossing.size(), LBM_ZQ);
       for (int l : {0, 1, b.nz, b.nz + 1}) {
-        SCOPED_TRACE(testing::Message() << sh[0] << "x" << sh[1] << "x" << sh[2] << " up " << up << " plane " << l);
+        SCOPED_TRACE(testing::Message()
+                     << sh[0] << "x" << sh[1] << "x" << sh[2] << " up " << up << " plane " << l);
         std::vector<double> buf(LBM_ZQ * b.plane, untouched);
         lbm_pack(&b, f.data(), l, up, buf.data());
         // Each block m of the buffer is one whole plane l of one crossing population.
@@ -359,7 +362,8 @@ TEST(Lbm, ProfileInterpolationAndReferenceFrame) {
     s[m] = (m + 0.5) / n;
     v[m] = 2.0 * s[m] - 0.5;
   }
-  for (double x : {0.0, 0.01, 0.3, 0.77, 0.99, 1.0}) EXPECT_NEAR(lbm_profile_at(s, v, n, -0.5, 1.5, x), 2 * x - 0.5, 1e-15);
+  for (double x : {0.0, 0.01, 0.3, 0.77, 0.99, 1.0})
+    EXPECT_NEAR(lbm_profile_at(s, v, n, -0.5, 1.5, x), 2 * x - 0.5, 1e-15);
   double s0, v0;
   ak2005_map(0, AK2005_N - 1, &s0, &v0);  // Table 5's lid point
   EXPECT_EQ(s0, 1.0);

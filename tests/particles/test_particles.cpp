@@ -25,7 +25,9 @@
 #include "walls.h"
 
 namespace {
-double V(double r) { return 4.0 * (std::pow(r, -12) - std::pow(r, -6)); }  // written out again
+double V(double r) {
+  return 4.0 * (std::pow(r, -12) - std::pow(r, -6));
+}  // written out again
 }  // namespace
 
 // r = 1: V = 0, F = 24; r = 2^(1/6): the minimum, V = -1, F = 0; r = 1.5 against the formula.
@@ -52,7 +54,8 @@ TEST(particles, PairForceIsMinusGradient) {
     double fr, f1, f2;
     lj_pair(r * r, 6.25, 0.0, &fr);
     const double h = 1e-6;
-    const double vp = lj_pair((r + h) * (r + h), 6.25, 0.0, &f1), vm = lj_pair((r - h) * (r - h), 6.25, 0.0, &f2);
+    const double vp = lj_pair((r + h) * (r + h), 6.25, 0.0, &f1),
+                 vm = lj_pair((r - h) * (r - h), 6.25, 0.0, &f2);
     EXPECT_NEAR(fr * r, -(vp - vm) / (2 * h), 1e-6 * (1 + std::fabs(fr * r))) << r;
   }
 }
@@ -542,7 +545,8 @@ TEST(particles, TilePlanTagsMatch) {
       int kb = -1;
       for (int j = 0; j < d[b].nconn; ++j)
         if (d[b].conn[j].rank == q && d[b].conn[j].shift[0] == -d[q].conn[k].shift[0] &&
-            d[b].conn[j].shift[1] == -d[q].conn[k].shift[1] && d[b].conn[j].shift[2] == -d[q].conn[k].shift[2])
+            d[b].conn[j].shift[1] == -d[q].conn[k].shift[1] &&
+            d[b].conn[j].shift[2] == -d[q].conn[k].shift[2])
           kb = j;
       ASSERT_GE(kb, 0);
       EXPECT_EQ(pl[q].stag[k], pl[b].rtag[kb]);
@@ -562,7 +566,9 @@ TEST(particles, InputErrorsNameTheLine) {
   EXPECT_EQ(read_error("2\n8 8\n").rfind("line 2:", 0), 0u);
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n\n1 4 4 4 0 0\n").rfind("line 5:", 0), 0u);
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n0 4 4 4 0 0 0\n"), "line 4: id 0 appears twice");
-  EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 8 0 0 0\n").rfind("line 4: particle 1: z = 8 is outside", 0), 0u);
+  EXPECT_EQ(
+      read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 8 0 0 0\n").rfind("line 4: particle 1: z = 8 is outside", 0),
+      0u);
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n"), "line 4: expected 2 particles, the file ends after 1");
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 nan\n").rfind("line 4:", 0), 0u);
 }
@@ -576,10 +582,14 @@ TEST(particles, TilingLimits) {
   p.rc = 1.0;
   pt_derive_cells(&p);
   EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
-  EXPECT_NE(std::string(err).find("into 65534 x 65534 x 3 cells, 2.15e+10 with their one-cell shell, more than 67108864"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find(
+                "into 65534 x 65534 x 3 cells, 2.15e+10 with their one-cell shell, more than 67108864"),
+            std::string::npos)
+      << err;
   p = small_box(1e15, 1e15, 1e15);
   EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
-  p = small_box(8190.0 * 2.5, 8190.0 * 2.5 + 1.0, 2.5 * 3.0); /* (8192)(8192)(5) cells with the shell > 2^26 */
+  p = small_box(8190.0 * 2.5, 8190.0 * 2.5 + 1.0,
+                2.5 * 3.0); /* (8192)(8192)(5) cells with the shell > 2^26 */
   p.n = 1LL << 20;
   EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
   p = small_box(4094.0 * 2.5, 4094.0 * 2.5, 2.5 * 2.0 + 0.1); /* 4096 x 4096 x 4 = 2^26 exactly */
@@ -591,7 +601,9 @@ TEST(particles, TilingLimits) {
   EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), 0) << err;
   p.n = 1900; /* 4211 a particle */
   EXPECT_EQ(pt_check_tiling(&p, err, sizeof err), -1);
-  EXPECT_NE(std::string(err).find("cells for 1900 particles, more than 4096 cells a particle"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("cells for 1900 particles, more than 4096 cells a particle"),
+            std::string::npos)
+      << err;
   const int nc[3] = {10, 7, 5}, dims[3] = {3, 2, 1};
   EXPECT_EQ(pt_tile_cells_max(nc, dims), (4.0 + 2) * (4 + 2) * (5 + 2));
 }
@@ -602,7 +614,8 @@ TEST(particles, ClosePairFirstByIds) {
   pt_params p = small_box(10.0, 10.0, 10.0); /* 4 cells per axis */
   pt_particles mine = {}, near = {};
   const double v[3] = {0, 0, 0};
-  const double a[3] = {0.1, 5, 5}, b[3] = {9.95, 5, 5}, c[3] = {5, 5, 5}, d[3] = {5.3, 5, 5}, e[3] = {2, 2, 2};
+  const double a[3] = {0.1, 5, 5}, b[3] = {9.95, 5, 5}, c[3] = {5, 5, 5}, d[3] = {5.3, 5, 5},
+               e[3] = {2, 2, 2};
   pt_particles_push(&mine, 7, a, v);
   pt_particles_push(&mine, 2, b, v); /* 0.15 from 7 across x = 0 */
   pt_particles_push(&mine, 5, c, v);
@@ -663,7 +676,7 @@ TEST(particles, ClassifyIrregularOwnerMap) {
   }
   EXPECT_EQ(d.ext_conn[lid_of(2, 0, 0) - d.first[2]], 0);
   EXPECT_EQ(d.ext_conn[lid_of(2, 1, 0) - d.first[2]], 0);
-  EXPECT_EQ(d.ext_conn[lid_of(2, 2, 0) - d.first[2]], -1); /* empty */
+  EXPECT_EQ(d.ext_conn[lid_of(2, 2, 0) - d.first[2]], -1);  /* empty */
   EXPECT_EQ(d.ext_conn[lid_of(-1, 0, 0) - d.first[2]], -1); /* beyond the grid */
   EXPECT_EQ(d.ext_conn[lid_of(0, 0, 1) - d.first[2]], -1);
   // Every owned cell has its 27 neighbours, walls included.

@@ -38,10 +38,12 @@ std::string write_file(const std::string &name, const std::string &text) {
 }
 
 const char *kV22 =
-    "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n"
+    "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 "
+    "1\n$EndNodes\n"
     "$Elements\n3\n1 2 2 0 1 1 2 3\n2 4 2 0 1 1 2 3 4\n3 4 2 0 1 2 3 4 5\n$EndElements\n";
 const char *kV41 =
-    "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 5 1 5\n3 1 0 5\n1\n2\n3\n4\n5\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n"
+    "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 5 1 5\n3 1 0 5\n1\n2\n3\n4\n5\n0 0 0\n1 0 0\n0 1 0\n0 0 "
+    "1\n"
     "1 1 1\n$EndNodes\n$Elements\n2 3 1 3\n2 1 2 1\n1 1 2 3\n3 1 4 2\n2 1 2 3 4\n3 2 3 4 5\n$EndElements\n";
 
 }  // namespace
@@ -121,7 +123,11 @@ TEST(tetfvBoxMesh, ShuffleRenumbersButKeepsTheCells) {
 // row sum is 1 with zero-flux boundaries; V_i A_ij = V_j A_ji for two-point fluxes (the flux
 // through a face leaves one cell and enters the other).
 TEST(tetfvAssembly, PaddingInvariantsOfTheRows) {
-  struct Case { const char *flux, *bc; double aniso; int max_width_at_most, max_width_at_least; };
+  struct Case {
+    const char *flux, *bc;
+    double aniso;
+    int max_width_at_most, max_width_at_least;
+  };
   for (const Case &k : {Case{"two-point", "neumann", 0.0, 4, 4}, Case{"corrected", "neumann", 0.0, 16, 5},
                         Case{"corrected", "dirichlet", 3.0, 16, 5}}) {
     tetfv_mesh m;
@@ -204,7 +210,7 @@ TEST(tetfvStability, TheLimitedStepContractsTheEnergyOnTheCoarseTorus) {
       tetfv_assemble(&p, &m, &z, &info);
       if (unlimited) unsetenv("KIT_FAULT");
       EXPECT_EQ(info.bad_cell, -1);
-      double worst = 0.0; // the largest one-step energy ratio over the fields tried
+      double worst = 0.0;  // the largest one-step energy ratio over the fields tried
       for (int trial = 0; trial < 16; ++trial) {
         unsigned s = 12345u + 977u * trial;
         for (int c = 0; c < n; ++c) x[c] = ((s = s * 1103515245u + 12345u) >> 8) / 16777216.0 - 0.5;
@@ -254,7 +260,9 @@ TEST(tetfvReader, ReadsVersion22And41) {
 }
 
 TEST(tetfvReader, RefusesMalformedSnippetsWithTheLineNumber) {
-  struct Bad { std::string text, expect; };
+  struct Bad {
+    std::string text, expect;
+  };
   std::string v22 = kV22;
   auto replace = [](std::string s, const std::string &a, const std::string &b) {
     const size_t at = s.find(a);
@@ -262,13 +270,16 @@ TEST(tetfvReader, RefusesMalformedSnippetsWithTheLineNumber) {
     return s.replace(at, a.size(), b);
   };
   const Bad bad[] = {
-      {replace(v22, "\n5\n1 0 0 0", "\n4\n1 0 0 0"), "line 10: expected $EndNodes after the 4 nodes announced"},
+      {replace(v22, "\n5\n1 0 0 0", "\n4\n1 0 0 0"),
+       "line 10: expected $EndNodes after the 4 nodes announced"},
       {replace(v22, "2 3 4 5\n", "2 3 4 6\n"), "line 16: node 6 is not defined"},
-      {replace(v22, "2 4 2 0 1 1 2 3 4", "2 4 2 0 1 1 2 3"), "line 15: element type 4 with 2 tags needs 9 fields"},
+      {replace(v22, "2 4 2 0 1 1 2 3 4", "2 4 2 0 1 1 2 3"),
+       "line 15: element type 4 with 2 tags needs 9 fields"},
       {replace(v22, "1 0 0 0\n2", "1 0 0 zero\n2"), "line 6: coordinate 'zero' is not a finite number"},
       {replace(v22, "\n3\n1 2 2", "\nthree\n1 2 2"), "line 13: expected the number of elements"},
       {replace(v22, "2.2 0 8", "2.2 1 8"), "line 2: binary .msh files are not read"},
-      {replace(v22, "$Nodes\n", "$PhysicalNames\n1\n3 1 \"v\"\n$Nodes\n"), "line 4: $PhysicalNames has no $EndPhysicalNames"},
+      {replace(v22, "$Nodes\n", "$PhysicalNames\n1\n3 1 \"v\"\n$Nodes\n"),
+       "line 4: $PhysicalNames has no $EndPhysicalNames"},
       {"", "end of file where $MeshFormat was expected"},
   };
   for (const Bad &b : bad) {
@@ -361,8 +372,8 @@ struct Problem {
 
 // Row i of a launch range [r0, r1) stored by tetfv_block_rows, computed as the kernels do:
 // the blocked rows with their slots TETFV_GPU_B apart, the remainder row-major.
-double blocked_row(const std::vector<double> &D, const std::vector<double> &A, const std::vector<int> &I, int r0,
-                   const double *u, int i) {
+double blocked_row(const std::vector<double> &D, const std::vector<double> &A, const std::vector<int> &I,
+                   int r0, const double *u, int i) {
   const int r = i - r0, nblk_rows = (int)D.size() / TETFV_GPU_B * TETFV_GPU_B;
   if (r < nblk_rows) {
     const size_t slot0 = (size_t)(r / TETFV_GPU_B) * TETFV_W * TETFV_GPU_B + r % TETFV_GPU_B;
@@ -375,7 +386,8 @@ struct Range {
   int r0, r1;
   std::vector<double> D, A;
   std::vector<int> I;
-  Range(const tetfv_matrix *z, int a, int b) : r0(a), r1(b), D(b - a), A((size_t)(b - a) * TETFV_W), I(A.size()) {
+  Range(const tetfv_matrix *z, int a, int b)
+      : r0(a), r1(b), D(b - a), A((size_t)(b - a) * TETFV_W), I(A.size()) {
     tetfv_block_rows(z, a, b, D.data(), A.data(), I.data());
   }
 };
@@ -393,7 +405,8 @@ TEST(tetfvBlocked, ColumnMajorBlocksThenRowMajorRemainder) {
     for (int b = 0; b < nblk; ++b)
       for (int j = 0; j < TETFV_W; ++j)
         for (int r = 0; r < TETFV_GPU_B; ++r) {
-          const size_t at = ((size_t)b * TETFV_W + j) * TETFV_GPU_B + r, row = (size_t)r0 + b * TETFV_GPU_B + r;
+          const size_t at = ((size_t)b * TETFV_W + j) * TETFV_GPU_B + r,
+                       row = (size_t)r0 + b * TETFV_GPU_B + r;
           ASSERT_EQ(s.A[at], z.A[TETFV_W * row + j]);
           ASSERT_EQ(s.I[at], z.I[TETFV_W * row + j]);
         }
@@ -428,8 +441,10 @@ TEST(tetfvSplit, CategoriesAndRenumbering) {
     for (int hybrid : {0, below, above}) {
       if (hybrid && ndev != 2) continue;
       std::vector<int> dev(l.nown);
-      if (hybrid) tetfv_assign_cpu_rows(&l, hybrid, dev.data());
-      else tetfv_partition_rows(&l, ndev, dev.data());
+      if (hybrid)
+        tetfv_assign_cpu_rows(&l, hybrid, dev.data());
+      else
+        tetfv_partition_rows(&l, ndev, dev.data());
       tetfv_split s;
       tetfv_split_build(&l, ndev, dev.data(), &s);
       const int nown = l.nown;
@@ -447,7 +462,8 @@ TEST(tetfvSplit, CategoriesAndRenumbering) {
       }
       for (int v : seen) ASSERT_EQ(v, 1);
       for (int d = 0; d < ndev; ++d)
-        for (int r = tetfv_split_at(&s, d, 0); r < tetfv_split_at(&s, d, TETFV_NCAT); ++r) ASSERT_EQ(owner[r], d);
+        for (int r = tetfv_split_at(&s, d, 0); r < tetfv_split_at(&s, d, TETFV_NCAT); ++r)
+          ASSERT_EQ(owner[r], d);
       EXPECT_EQ(tetfv_split_at(&s, ndev - 1, TETFV_NCAT), nown);
       auto in = [&](int r, int d, int k0, int k1) {
         return r >= tetfv_split_at(&s, d, k0) && r < tetfv_split_at(&s, d, k1);
@@ -461,7 +477,8 @@ TEST(tetfvSplit, CategoriesAndRenumbering) {
             EXPECT_TRUE(in(r, d, TETFV_CAT_MPI, TETFV_CAT_BULK)) << "a bulk row reads outside its device";
           }
           if (c < nown && owner[c] != d) {
-            EXPECT_TRUE(in(c, owner[c], TETFV_CAT_BOTH, TETFV_CAT_IMPORT)) << "an exported row outside [BOTH, IMPORT)";
+            EXPECT_TRUE(in(c, owner[c], TETFV_CAT_BOTH, TETFV_CAT_IMPORT))
+                << "an exported row outside [BOTH, IMPORT)";
             EXPECT_TRUE(s.reads[d * ndev + owner[c]]);
           }
           if (c >= nown) {
@@ -500,9 +517,13 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
   const int steps = 7, N = pb.m.ncells;
   std::vector<double> ref(N);
   tetfv_reference(&pb.g, pb.u0.data(), steps, ref.data());
-  struct Case { int ranks, ndev; int cpu_share_pct; };  // cpu_share_pct >= 0: hybrid (2 devices)
-  for (const Case &k : {Case{1, 1, -1}, Case{2, 1, -1}, Case{3, 1, -1}, Case{1, 3, -1}, Case{2, 2, -1}, Case{3, 4, -1},
-                        Case{1, 2, 0}, Case{1, 2, 30}, Case{2, 2, 2}, Case{2, 2, 50}, Case{3, 2, 95}}) {
+  struct Case {
+    int ranks, ndev;
+    int cpu_share_pct;
+  };  // cpu_share_pct >= 0: hybrid (2 devices)
+  for (const Case &k :
+       {Case{1, 1, -1}, Case{2, 1, -1}, Case{3, 1, -1}, Case{1, 3, -1}, Case{2, 2, -1}, Case{3, 4, -1},
+        Case{1, 2, 0}, Case{1, 2, 30}, Case{2, 2, 2}, Case{2, 2, 50}, Case{3, 2, 95}}) {
     std::vector<int> part(N);
     char err[256];
     ASSERT_EQ(tetfv_partition(&pb.m, k.ranks, part.data(), err, sizeof err), 0) << err;
@@ -514,8 +535,10 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
     for (int r = 0; r < k.ranks; ++r) {
       tetfv_local_build(&pb.g, part.data(), r, "metis", 16, &l[r]);
       std::vector<int> dev(l[r].nown);
-      if (k.cpu_share_pct >= 0) tetfv_assign_cpu_rows(&l[r], l[r].nown * k.cpu_share_pct / 100, dev.data());
-      else tetfv_partition_rows(&l[r], k.ndev, dev.data());
+      if (k.cpu_share_pct >= 0)
+        tetfv_assign_cpu_rows(&l[r], l[r].nown * k.cpu_share_pct / 100, dev.data());
+      else
+        tetfv_partition_rows(&l[r], k.ndev, dev.data());
       tetfv_split_build(&l[r], k.ndev, dev.data(), &s[r]);
       const int n = l[r].nown + l[r].nghost;
       std::vector<double> start(n), perm(n);
@@ -524,14 +547,15 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
       f[r].assign(k.ndev, {perm, perm});
       owner[r].resize(l[r].nown);
       for (int d = 0; d < k.ndev; ++d)
-        for (int i = tetfv_split_at(&s[r], d, 0); i < tetfv_split_at(&s[r], d, TETFV_NCAT); ++i) owner[r][i] = d;
+        for (int i = tetfv_split_at(&s[r], d, 0); i < tetfv_split_at(&s[r], d, TETFV_NCAT); ++i)
+          owner[r][i] = d;
     }
     for (int t = 0; t < steps; ++t) {
       const int p = t % 2, q = 1 - p;
       for (int r = 0; r < k.ranks; ++r)
         for (int d = 0; d < k.ndev; ++d) {  // boundary range, then bulk range
-          const int cut[3] = {tetfv_split_at(&s[r], d, TETFV_CAT_MPI), tetfv_split_at(&s[r], d, TETFV_CAT_BULK),
-                              tetfv_split_at(&s[r], d, TETFV_NCAT)};
+          const int cut[3] = {tetfv_split_at(&s[r], d, TETFV_CAT_MPI),
+                              tetfv_split_at(&s[r], d, TETFV_CAT_BULK), tetfv_split_at(&s[r], d, TETFV_NCAT)};
           for (int g = 0; g < 2; ++g) {
             Range rg(&s[r].l.m, cut[g], cut[g + 1]);
             for (int i = cut[g]; i < cut[g + 1]; ++i)
@@ -542,7 +566,8 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
         for (int d = 0; d < k.ndev; ++d)
           for (int e = 0; e < k.ndev; ++e)
             if (e != d && s[r].reads[e * k.ndev + d])
-              for (int i = tetfv_split_at(&s[r], d, TETFV_CAT_BOTH); i < tetfv_split_at(&s[r], d, TETFV_CAT_IMPORT); ++i)
+              for (int i = tetfv_split_at(&s[r], d, TETFV_CAT_BOTH);
+                   i < tetfv_split_at(&s[r], d, TETFV_CAT_IMPORT); ++i)
                 f[r][e][q][i] = f[r][d][q][i];
       for (int r = 0; r < k.ranks; ++r)  // MPI: send lists from the owning devices into the ghost ranges
         for (int m = 0; m < s[r].l.nsend; ++m) {

@@ -52,8 +52,8 @@ struct Parsed {
 
 TEST(Options, DefaultsAndValues) {
   Parsed p;
-  Args a{"--iters", "7", "--size", "3,4,5", "--alpha", "0.5", "--mode", "bb", "--no-verify",
-         "--seed", "99", "--cpu-fraction", "0.25"};
+  Args a{"--iters", "7",           "--size", "3,4,5", "--alpha",        "0.5", "--mode",
+         "bb",      "--no-verify", "--seed", "99",    "--cpu-fraction", "0.25"};
   ASSERT_EQ(p.parse(a), KIT_PARSE_OK) << p.err;
   EXPECT_EQ(p.run.iters, 7);
   EXPECT_EQ(p.size[0], 3);
@@ -78,13 +78,20 @@ TEST(Options, CubeAndAuto) {
 
 TEST(Options, RejectsBadInputWithOneLineNamingTheFlag) {
   const std::vector<std::pair<std::vector<const char *>, const char *>> bad = {
-      {{"--bogus"}, "unknown option"},       {{"--iters", "x"}, "--iters"},
-      {{"--iters", "-2"}, "--iters"},        {{"--size", "0"}, "--size"},
-      {{"--size", "2,3"}, "--size"},         {{"--size", "2,3,4,5"}, "--size"},
-      {{"--size", "2,,3"}, "--size"},        {{"--alpha", "2"}, "--alpha"},
-      {{"--alpha", "nan"}, "--alpha"},       {{"--mode", "c"}, "--mode"},
-      {{"--cpu-fraction", "1"}, "--cpu-fraction"}, {{"--seed", "-1"}, "--seed"},
-      {{"--iters"}, "needs a value"},        {{"stray"}, "unexpected argument"},
+      {{"--bogus"}, "unknown option"},
+      {{"--iters", "x"}, "--iters"},
+      {{"--iters", "-2"}, "--iters"},
+      {{"--size", "0"}, "--size"},
+      {{"--size", "2,3"}, "--size"},
+      {{"--size", "2,3,4,5"}, "--size"},
+      {{"--size", "2,,3"}, "--size"},
+      {{"--alpha", "2"}, "--alpha"},
+      {{"--alpha", "nan"}, "--alpha"},
+      {{"--mode", "c"}, "--mode"},
+      {{"--cpu-fraction", "1"}, "--cpu-fraction"},
+      {{"--seed", "-1"}, "--seed"},
+      {{"--iters"}, "needs a value"},
+      {{"stray"}, "unexpected argument"},
   };
   for (const auto &b : bad) {
     Parsed p;
@@ -107,7 +114,7 @@ TEST(Options, VariantMasksRefuseOutsideTheirVariants) {
   struct Case {
     std::vector<const char *> args;
     const char *variant;
-    const char *said; // nullptr: the flags apply
+    const char *said;  // nullptr: the flags apply
   };
   const std::vector<Case> cases = {
       {{"--cpu-fraction", "0.1"}, "hybrid", nullptr},
@@ -115,9 +122,11 @@ TEST(Options, VariantMasksRefuseOutsideTheirVariants) {
       {{"--gpus", "1"}, "naive", nullptr},
       {{"--gpus", "1"}, "cpu", "app: --gpus does not apply to --variant cpu"},
       {{"--mode", "bb"}, "naive", nullptr},
-      {{"--mode", "bb"}, "multi-thread", "app: --mode applies only to --variant naive, two-stream and hybrid"},
+      {{"--mode", "bb"},
+       "multi-thread",
+       "app: --mode applies only to --variant naive, two-stream and hybrid"},
       {{"--alpha", "0.5"}, "cpu", "app: --alpha does not apply to app"},
-      {{}, "cpu", nullptr}, // nothing given: nothing refused, whatever the rows say
+      {{}, "cpu", nullptr},  // nothing given: nothing refused, whatever the rows say
   };
   for (const auto &c : cases) {
     Parsed p;
@@ -126,7 +135,8 @@ TEST(Options, VariantMasksRefuseOutsideTheirVariants) {
     Args a(c.args);
     ASSERT_EQ(kit_parse(a.argc(), a.argv(), p.opts, p.err, sizeof p.err), KIT_PARSE_OK) << p.err;
     char err[256] = "";
-    EXPECT_EQ(kit_option_applies(p.opts, "app", c.variant, err, sizeof err), c.said ? -1 : 0) << c.variant << err;
+    EXPECT_EQ(kit_option_applies(p.opts, "app", c.variant, err, sizeof err), c.said ? -1 : 0)
+        << c.variant << err;
     if (c.said) {
       EXPECT_STREQ(err, c.said);
     }
@@ -212,7 +222,8 @@ TEST(Json, WritesValidNestedText) {
   kit_json_begin_object(&j, "o");
   kit_json_end_object(&j);
   kit_json_end_object(&j);
-  EXPECT_STREQ(j.buf, "{\"s\":\"a\\\"b\\\\c\\u000a\",\"x\":0.5,\"nan\":null,\"i\":-3,\"a\":[true,false],\"o\":{}}");
+  EXPECT_STREQ(j.buf,
+               "{\"s\":\"a\\\"b\\\\c\\u000a\",\"x\":0.5,\"nan\":null,\"i\":-3,\"a\":[true,false],\"o\":{}}");
   kit_json_free(&j);
 }
 

@@ -2,7 +2,6 @@
 // its neighbours' planes, nothing at the domain edges, and the counters add up.
 #include <gtest/gtest.h>
 #include <mpi.h>
-
 #include <omp.h>
 
 #include <cstdint>

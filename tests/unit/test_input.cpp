@@ -184,7 +184,8 @@ TEST(Collective, SameFile) {
   EXPECT_EQ(kit_same_file(&env, "/dev/zero", "app: --input /dev/zero"), KIT_EXIT_USAGE);
   std::string said = testing::internal::GetCapturedStderr();
   if (env.rank == 0) {
-    EXPECT_EQ(said.rfind("app: --input /dev/zero: is not a regular file (a character device)", 0), 0u) << said;
+    EXPECT_EQ(said.rfind("app: --input /dev/zero: is not a regular file (a character device)", 0), 0u)
+        << said;
   }
   if (env.nranks < 2) return;
   // Rank 1 cannot read it: everyone refuses, rank 1 says why.

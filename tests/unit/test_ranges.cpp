@@ -72,6 +72,6 @@ TEST(Ranges, TraceFileHasEveryEvent) {
 
 TEST(Ceiling, HostTriadMeasuresSomething) {
   const double bw = kit_measure_host_triad((size_t)1 << 22, 3);
-  EXPECT_GT(bw, 0.1);     // GB/s: any machine
+  EXPECT_GT(bw, 0.1);  // GB/s: any machine
   EXPECT_LT(bw, 10000.0);
 }

@@ -44,22 +44,37 @@ static void fetch(void *st, void *out) {
   toy_state *s = st;
   for (int i = 0; i < s->n; ++i) ((double *)out)[i] = s->u[i];
 }
-static const kit_halo *halo(void *st) { return &((toy_state *)st)->halo; }
+static const kit_halo *halo(void *st) {
+  return &((toy_state *)st)->halo;
+}
 static void teardown(void *st) {
   free(((toy_state *)st)->u);
   free(st);
 }
 
-static const kit_variant toy_cpu = {.name = "cpu", .summary = "every cell, every step", .setup = setup,
-                                    .reset = reset, .run = run_plain, .fetch = fetch, .halo = halo,
+static const kit_variant toy_cpu = {.name = "cpu",
+                                    .summary = "every cell, every step",
+                                    .setup = setup,
+                                    .reset = reset,
+                                    .run = run_plain,
+                                    .fetch = fetch,
+                                    .halo = halo,
                                     .teardown = teardown};
-static const kit_variant toy_sixth = {.name = "sixth", .summary = "all steps of a cell at once, cells backwards",
-                                      .setup = setup, .reset = reset, .run = run_sixth, .fetch = fetch,
-                                      .halo = halo, .teardown = teardown};
+static const kit_variant toy_sixth = {.name = "sixth",
+                                      .summary = "all steps of a cell at once, cells backwards",
+                                      .setup = setup,
+                                      .reset = reset,
+                                      .run = run_sixth,
+                                      .fetch = fetch,
+                                      .halo = halo,
+                                      .teardown = teardown};
 static const kit_variant *const variants[] = {&toy_cpu, &toy_sixth, NULL};
 
-static int check(const kit_env *env, void *params, const char *variant) { return -1; }
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+static int check(const kit_env *env, void *params, const char *variant) {
+  return -1;
+}
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
   *host = 8.0 * ((toy_params *)params)->size;
   return -1;
 }
@@ -72,7 +87,9 @@ static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double n = ((const toy_params *)ctx)->size;
   *m = (kit_measure){"cell updates/s", "1/s", n * t->iters / t->time.median, 16.0 * n};
 }
-static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) { kit_json_int(j, "size", ((const toy_params *)params)->size); }
+static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
+  kit_json_int(j, "size", ((const toy_params *)params)->size);
+}
 static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
   const toy_params *p = ctx;
   double *u = kit_malloc((size_t)p->size * sizeof(double), "toy result");
@@ -93,9 +110,18 @@ int main(int argc, char **argv) {
   int n = kit_run_options(&p.run, opts);
   opts[n++] = (kit_option){"size", KIT_OPT_INT, &p.size, "N", "cells per rank", 1, 1e6, 0, NULL, NULL, NULL};
   opts[n].type = KIT_OPT_END;
-  const kit_app app = {.name = "toy_app", .summary = "the kit_main contract's test app", .variants = variants,
-                       .opts = opts, .run = &p.run, .params = &p, .check = check, .plan = plan,
-                       .context = context, .free_context = free_context, .measure = measure,
-                       .describe = describe, .finish = finish};
+  const kit_app app = {.name = "toy_app",
+                       .summary = "the kit_main contract's test app",
+                       .variants = variants,
+                       .opts = opts,
+                       .run = &p.run,
+                       .params = &p,
+                       .check = check,
+                       .plan = plan,
+                       .context = context,
+                       .free_context = free_context,
+                       .measure = measure,
+                       .describe = describe,
+                       .finish = finish};
   return kit_main(&app, argc, argv);
 }

@@ -22,14 +22,14 @@ extern "C" {
 /* One variant: a file of its own that performs whole time steps; it owns its memory,
  * streams and threads, never the timing, the verification or the report. */
 typedef struct kit_variant {
-  const char *name;                     /* --variant NAME */
-  const char *summary;                  /* one line for --variant list */
-  int needs_gpu;                        /* 1: skipped (exit 77) where no GPU is visible */
-  void *(*setup)(const void *ctx);      /* allocate, set the initial state (ctx: the app's) */
-  void (*reset)(void *st);              /* back to the initial state (untimed) */
-  void (*run)(void *st, int steps);     /* `steps` time steps, complete on return */
-  void (*fetch)(void *st, void *out);   /* this rank's result, in the app's layout */
-  const kit_halo *(*halo)(void *st);    /* message counters (NULL: the app reports its own) */
+  const char *name;                   /* --variant NAME */
+  const char *summary;                /* one line for --variant list */
+  int needs_gpu;                      /* 1: skipped (exit 77) where no GPU is visible */
+  void *(*setup)(const void *ctx);    /* allocate, set the initial state (ctx: the app's) */
+  void (*reset)(void *st);            /* back to the initial state (untimed) */
+  void (*run)(void *st, int steps);   /* `steps` time steps, complete on return */
+  void (*fetch)(void *st, void *out); /* this rank's result, in the app's layout */
+  const kit_halo *(*halo)(void *st);  /* message counters (NULL: the app reports its own) */
   void (*teardown)(void *st);
   int gpus_max;     /* > 0: one process drives up to this many GPUs (multi-thread) */
   int thread_level; /* with gpus_max over several ranks: the MPI thread level it needs */
@@ -46,12 +46,12 @@ typedef struct kit_measure {
 /* The app: its options, its hooks and its variants. `params` is the app's parameter struct
  * (holding `run`); every hook gets it back, and `ctx` is what `context` made. */
 typedef struct kit_app {
-  const char *name;                     /* "laplace" */
-  const char *summary;                  /* one line for --help */
-  const kit_variant *const *variants;   /* those built here, NULL-terminated */
-  const char *gpu_only_fallback;        /* the variant a hybrid runs with no CPU share */
-  kit_option *opts;                     /* shared and app rows, END-terminated */
-  kit_run *run;                         /* the shared flags, inside params */
+  const char *name;                   /* "laplace" */
+  const char *summary;                /* one line for --help */
+  const kit_variant *const *variants; /* those built here, NULL-terminated */
+  const char *gpu_only_fallback;      /* the variant a hybrid runs with no CPU share */
+  kit_option *opts;                   /* shared and app rows, END-terminated */
+  kit_run *run;                       /* the shared flags, inside params */
   void *params;
   /* Rules that need no allocation and no GPU, after parsing (`variant`: the name given):
    * -1 to go on, or the exit code after one line (kit_usage_error), as for a size that does

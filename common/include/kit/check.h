@@ -15,15 +15,15 @@
 extern "C" {
 #endif
 
-#define KIT_EXIT_OK 0       /* verification passed */
-#define KIT_EXIT_VERIFY 1   /* verification failed */
-#define KIT_EXIT_USAGE 2    /* bad command line or input */
-#define KIT_EXIT_RUNTIME 3  /* CUDA, MPI, out of memory */
-#define KIT_EXIT_SKIP 77    /* variant not available here (no GPU, no CUDA build) */
+#define KIT_EXIT_OK 0      /* verification passed */
+#define KIT_EXIT_VERIFY 1  /* verification failed */
+#define KIT_EXIT_USAGE 2   /* bad command line or input */
+#define KIT_EXIT_RUNTIME 3 /* CUDA, MPI, out of memory */
+#define KIT_EXIT_SKIP 77   /* variant not available here (no GPU, no CUDA build) */
 
 /* Print "kit: rank R: <message> (file:line)" and abort every rank with `code`. */
-__attribute__((noreturn, format(printf, 4, 5)))
-void kit_die(int code, const char *file, int line, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 4, 5))) void kit_die(int code, const char *file, int line,
+                                                             const char *fmt, ...);
 __attribute__((noreturn)) void kit_mpi_fail(int rc, const char *call, const char *file, int line);
 
 /* Fault injection by call name (tests only, see kit_fault below): nonzero when KIT_FAULT
@@ -33,20 +33,18 @@ extern int kit_fault_calls_armed;
 int kit_fault_call(const char *call);
 #define KIT_FAULT_CALL_(call) (kit_fault_calls_armed && kit_fault_call(call))
 
-#define KIT_MPI_CHECK(call)                                                   \
-  do {                                                                        \
-    int kit_rc_ = (call);                                                     \
-    if (kit_rc_ != MPI_SUCCESS || KIT_FAULT_CALL_(#call))                     \
-      kit_mpi_fail(kit_rc_, #call, __FILE__, __LINE__);                       \
+#define KIT_MPI_CHECK(call)                                                                                 \
+  do {                                                                                                      \
+    int kit_rc_ = (call);                                                                                   \
+    if (kit_rc_ != MPI_SUCCESS || KIT_FAULT_CALL_(#call)) kit_mpi_fail(kit_rc_, #call, __FILE__, __LINE__); \
   } while (0)
 
 #ifdef KIT_HAVE_CUDA
 __attribute__((noreturn)) void kit_cuda_fail(cudaError_t e, const char *call, const char *file, int line);
-#define KIT_CUDA_CHECK(call)                                                  \
-  do {                                                                        \
-    cudaError_t kit_e_ = (call);                                              \
-    if (kit_e_ != cudaSuccess || KIT_FAULT_CALL_(#call))                      \
-      kit_cuda_fail(kit_e_, #call, __FILE__, __LINE__);                       \
+#define KIT_CUDA_CHECK(call)                                                                               \
+  do {                                                                                                     \
+    cudaError_t kit_e_ = (call);                                                                           \
+    if (kit_e_ != cudaSuccess || KIT_FAULT_CALL_(#call)) kit_cuda_fail(kit_e_, #call, __FILE__, __LINE__); \
   } while (0)
 #endif
 

@@ -37,13 +37,13 @@ typedef struct kit_chunking {
 } kit_chunking;
 
 typedef struct kit_timing {
-  kit_stats time;               /* seconds per repetition, max over ranks */
+  kit_stats time; /* seconds per repetition, max over ranks */
   int reps, iters;
-  int nphases;                  /* phases of the profiled pass, per step, max over ranks */
+  int nphases; /* phases of the profiled pass, per step, max over ranks */
   const char **phase_names;
   double *phase_secs;
   long long messages_before, bytes_before; /* halo counters when timing started */
-  double setup_s;               /* kit_main: the variant's setup, max over ranks (untimed) */
+  double setup_s;                          /* kit_main: the variant's setup, max over ranks (untimed) */
 } kit_timing;
 
 /* The variant names of the kit's contract (DESIGN.md Sec. 3), in --variant list's order. */
@@ -120,7 +120,8 @@ void kit_report_bandwidth(kit_report *r, double bytes_per_step, int steps, doubl
 /* A hybrid run's split: the CPU units summed over ranks, as "cpu_<unit>" (unit NULL: the app
  * reports its split itself), the model's share (model < 0: the share was given, not
  * modelled) and the --cpu-fraction auto measurements (t_model <= 0: none). */
-void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model, double t_zero);
+void kit_report_hybrid(kit_report *r, const char *unit, int cpu_units, double model, double t_model,
+                       double t_zero);
 /* MPI messages and bytes this rank sent during `steps` steps; summed over ranks. */
 void kit_report_messages(kit_report *r, long long messages, long long bytes, double steps);
 /* Print on rank 0, append JSON if asked, return the exit code (same on every rank). */

@@ -30,7 +30,13 @@
 extern "C" {
 #endif
 
-typedef enum kit_comm { KIT_COMM_HOST = 0, KIT_COMM_IPC, KIT_COMM_NCCL, KIT_COMM_CUDA_AWARE, KIT_COMM_COUNT } kit_comm;
+typedef enum kit_comm {
+  KIT_COMM_HOST = 0,
+  KIT_COMM_IPC,
+  KIT_COMM_NCCL,
+  KIT_COMM_CUDA_AWARE,
+  KIT_COMM_COUNT
+} kit_comm;
 /* --comm's names, in kit_comm's order, and the option table's choice list. */
 extern const char *const kit_comm_names[KIT_COMM_COUNT];
 #define KIT_COMM_CHOICES "host|ipc|nccl|cuda-aware"
@@ -46,13 +52,13 @@ int kit_mpi_cuda_aware(void);
 
 typedef struct kit_exchange {
   kit_comm kind;
-  kit_halo halo;    /* neighbours, requests, counters; pinned staging for `host` */
-  size_t bytes;     /* one message */
-  size_t capacity;  /* the largest message, as set up (staging buffers' size) */
-  int on_host;      /* the buffers are host memory (CPU tests of the plan): plain copies */
-  void *nccl;       /* ncclComm_t of the communicator's ranks (nccl) */
-  void *ipc;        /* the inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
-  long long calls;  /* exchanges so far (ipc: which inbox slot) */
+  kit_halo halo;   /* neighbours, requests, counters; pinned staging for `host` */
+  size_t bytes;    /* one message */
+  size_t capacity; /* the largest message, as set up (staging buffers' size) */
+  int on_host;     /* the buffers are host memory (CPU tests of the plan): plain copies */
+  void *nccl;      /* ncclComm_t of the communicator's ranks (nccl) */
+  void *ipc;       /* the inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
+  long long calls; /* exchanges so far (ipc: which inbox slot) */
 } kit_exchange;
 
 /* Sets up the exchange among the ranks of `comm` (collective: nccl makes its communicator

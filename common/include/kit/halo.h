@@ -15,25 +15,25 @@ extern "C" {
 enum { KIT_DOWN = 0, KIT_UP = 1 };
 
 typedef struct kit_halo {
-  MPI_Comm comm;           /* communicator the neighbours live in */
-  int nbr[2];              /* rank below and above, MPI_PROC_NULL at an edge */
-  size_t count;            /* elements per message (one plane) */
-  MPI_Datatype type;       /* element type: MPI_DOUBLE (laplace, lbm), MPI_INT8_T (ising spins) */
-  size_t elem;             /* bytes per element */
-  void *send[2];           /* pinned staging buffers (NULL unless asked for, or no neighbour) */
+  MPI_Comm comm;     /* communicator the neighbours live in */
+  int nbr[2];        /* rank below and above, MPI_PROC_NULL at an edge */
+  size_t count;      /* elements per message (one plane) */
+  MPI_Datatype type; /* element type: MPI_DOUBLE (laplace, lbm), MPI_INT8_T (ising spins) */
+  size_t elem;       /* bytes per element */
+  void *send[2];     /* pinned staging buffers (NULL unless asked for, or no neighbour) */
   void *recv[2];
-  int pinned;              /* staging buffers are page-locked */
-  MPI_Request rreq[2];     /* outstanding receive per side */
-  MPI_Request sreq[2];     /* outstanding send per side */
-  long long messages;      /* messages sent since the last reset */
-  long long bytes;         /* bytes sent since the last reset */
+  int pinned;          /* staging buffers are page-locked */
+  MPI_Request rreq[2]; /* outstanding receive per side */
+  MPI_Request sreq[2]; /* outstanding send per side */
+  long long messages;  /* messages sent since the last reset */
+  long long bytes;     /* bytes sent since the last reset */
 } kit_halo;
 
 /* Sets up the neighbours; with `staging`, allocates send/recv buffers of `count`
  * doubles for each side that has a neighbour (pinned if `pinned`). A neighbour may be this
  * rank itself (a periodic direction on one rank): MPI delivers the message to itself. */
-void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
-                   int staging, int pinned);
+void kit_halo_init(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count, int staging,
+                   int pinned);
 /* The same for messages of `count` elements of `type`, `elem` bytes each. */
 void kit_halo_init_typed(kit_halo *h, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
                          MPI_Datatype type, size_t elem, int staging, int pinned);

@@ -8,10 +8,10 @@ extern "C" {
 #endif
 #define KIT_JSON_DEPTH 16
 typedef struct kit_json {
-  char *buf;                      /* NUL-terminated text so far */
+  char *buf; /* NUL-terminated text so far */
   size_t len, cap;
-  int depth;                      /* open objects/arrays */
-  int count[KIT_JSON_DEPTH];      /* members written at each depth (for commas) */
+  int depth;                 /* open objects/arrays */
+  int count[KIT_JSON_DEPTH]; /* members written at each depth (for commas) */
 } kit_json;
 void kit_json_init(kit_json *j);
 void kit_json_free(kit_json *j);

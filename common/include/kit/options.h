@@ -26,16 +26,16 @@ typedef enum kit_opt_type {
 typedef int (*kit_opt_parser)(const char *arg, void *dest, char *err, size_t errlen);
 
 typedef struct kit_option {
-  const char *name;      /* long name without the dashes */
-  kit_opt_type type;     /* how the argument is read */
-  void *dest;            /* where the value goes */
-  const char *metavar;   /* argument name shown in --help (NULL for flags) */
-  const char *help;      /* one line for --help; the default is appended */
-  double min, max;       /* bounds for INT and DOUBLE (min > max: unbounded) */
-  int flag_value;        /* value a FLAG stores */
-  const char *choices;   /* STRING: allowed values separated by '|', or NULL */
-  kit_opt_parser parse;  /* CUSTOM parser */
-  int *given;            /* set to 1 when the flag appears (may be NULL) */
+  const char *name;     /* long name without the dashes */
+  kit_opt_type type;    /* how the argument is read */
+  void *dest;           /* where the value goes */
+  const char *metavar;  /* argument name shown in --help (NULL for flags) */
+  const char *help;     /* one line for --help; the default is appended */
+  double min, max;      /* bounds for INT and DOUBLE (min > max: unbounded) */
+  int flag_value;       /* value a FLAG stores */
+  const char *choices;  /* STRING: allowed values separated by '|', or NULL */
+  kit_opt_parser parse; /* CUSTOM parser */
+  int *given;           /* set to 1 when the flag appears (may be NULL) */
   /* The variants the flag applies to (kit_option_applies): NULL every one; "hybrid" or
    * "naive|two-stream|hybrid" only those; "!cpu" every one but those; "" none of this app's
    * (a shared flag the app does not take: hidden from --help, refused when given). */
@@ -45,23 +45,23 @@ typedef struct kit_option {
 
 /* Flags common to every app (DESIGN.md Sec. 4). */
 typedef struct kit_run {
-  const char *variant;      /* --variant NAME (or "list") */
-  int iters;                /* --iters: time steps per repetition */
-  int warmup;               /* --warmup: untimed steps before the first repetition */
-  int reps;                 /* --reps: timed repetitions; min/median/max over them */
-  int gpus;                 /* --gpus: GPUs a node uses (0: all visible) */
-  int gpus_given;           /* set when --gpus appears */
-  double cpu_fraction;      /* --cpu-fraction F (hybrid only); <0 means auto */
-  int cpu_fraction_given;   /* set when --cpu-fraction appears */
-  int verify;               /* --verify / --no-verify */
-  const char *json;         /* --json FILE or "-" */
-  const char *trace;        /* --trace FILE: Chrome trace-event timeline */
-  uint64_t seed;            /* --seed */
-  int measure_ceilings;     /* --measure-ceilings: re-measure instead of the cache */
-  const char *checkpoint;   /* --checkpoint FILE: write the state (time-stepping apps) */
-  int checkpoint_every;     /* --checkpoint-every N: every N steps of the last repetition */
-  const char *restart;      /* --restart FILE: start from a checkpoint */
-  int help;                 /* --help */
+  const char *variant;    /* --variant NAME (or "list") */
+  int iters;              /* --iters: time steps per repetition */
+  int warmup;             /* --warmup: untimed steps before the first repetition */
+  int reps;               /* --reps: timed repetitions; min/median/max over them */
+  int gpus;               /* --gpus: GPUs a node uses (0: all visible) */
+  int gpus_given;         /* set when --gpus appears */
+  double cpu_fraction;    /* --cpu-fraction F (hybrid only); <0 means auto */
+  int cpu_fraction_given; /* set when --cpu-fraction appears */
+  int verify;             /* --verify / --no-verify */
+  const char *json;       /* --json FILE or "-" */
+  const char *trace;      /* --trace FILE: Chrome trace-event timeline */
+  uint64_t seed;          /* --seed */
+  int measure_ceilings;   /* --measure-ceilings: re-measure instead of the cache */
+  const char *checkpoint; /* --checkpoint FILE: write the state (time-stepping apps) */
+  int checkpoint_every;   /* --checkpoint-every N: every N steps of the last repetition */
+  const char *restart;    /* --restart FILE: start from a checkpoint */
+  int help;               /* --help */
 } kit_run;
 
 /* Defaults every app starts from; the app may change them before parsing. */
@@ -86,7 +86,8 @@ int kit_parse(int argc, char **argv, kit_option *opts, char *err, size_t errlen)
  * (the rows' `variants`); otherwise -1 with one line in err, "<app>: --no-p2p applies only
  * to --variant multi-thread", "--gpus does not apply to --variant cpu" or "--iters does not
  * apply to bfs", so the table that makes --help also makes the refusals. */
-int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err, size_t errlen);
+int kit_option_applies(const kit_option *opts, const char *app, const char *variant, char *err,
+                       size_t errlen);
 
 /* 1 if `variant` is among `variants` (a row's mask: NULL all, "a|b" those, "!a" all but). */
 int kit_variant_in(const char *variants, const char *variant);

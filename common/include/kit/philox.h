@@ -6,10 +6,15 @@
 #ifndef KIT_PHILOX_H
 #define KIT_PHILOX_H
 #include <stdint.h>
+
 #include "kit/hd.h"
 
-typedef struct kit_philox4x32 { uint32_t v[4]; } kit_philox4x32;
-typedef struct kit_philox_key { uint32_t v[2]; } kit_philox_key;
+typedef struct kit_philox4x32 {
+  uint32_t v[4];
+} kit_philox4x32;
+typedef struct kit_philox_key {
+  uint32_t v[2];
+} kit_philox_key;
 
 static inline KIT_HD uint32_t kit_mulhilo32(uint32_t a, uint32_t b, uint32_t *hi) {
   const uint64_t p = (uint64_t)a * (uint64_t)b;
@@ -38,7 +43,9 @@ static inline KIT_HD kit_philox4x32 kit_philox4x32_10(kit_philox4x32 ctr, kit_ph
 }
 
 /* A 32-bit word as a double in [0, 1): word * 2^-32, exact in double. */
-static inline KIT_HD double kit_u01(uint32_t word) { return (double)word * 2.3283064365386963e-10; }
+static inline KIT_HD double kit_u01(uint32_t word) {
+  return (double)word * 2.3283064365386963e-10;
+}
 
 /* Convenience: one uniform double from (key0, key1) and a four-word counter. */
 static inline KIT_HD double kit_philox_uniform(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1,

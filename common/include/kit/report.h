@@ -16,35 +16,43 @@ enum { KIT_VERIFY_SKIPPED = 0, KIT_VERIFY_PASSED = 1, KIT_VERIFY_FAILED = 2 };
 #define KIT_MAX_RESULTS 32
 
 typedef struct kit_check {
-  char name[48];      /* short identifier, e.g. "oracle_bitwise" */
-  int status;         /* KIT_VERIFY_* */
-  double value;       /* measured quantity */
-  double limit;       /* what it is compared with */
-  char detail[160];   /* one line for humans */
+  char name[48];    /* short identifier, e.g. "oracle_bitwise" */
+  int status;       /* KIT_VERIFY_* */
+  double value;     /* measured quantity */
+  double limit;     /* what it is compared with */
+  char detail[160]; /* one line for humans */
 } kit_check;
 
-typedef struct kit_result_kv { char key[40]; double value; char unit[16]; } kit_result_kv;
+typedef struct kit_result_kv {
+  char key[40];
+  double value;
+  char unit[16];
+} kit_result_kv;
 
 typedef struct kit_report {
   const char *app, *variant;
-  kit_json params;          /* the app writes every problem parameter here (object members) */
+  kit_json params; /* the app writes every problem parameter here (object members) */
   int ranks, threads, gpus;
   char device[256];
-  double cpu_fraction;      /* < 0: not applicable */
-  kit_stats time;           /* seconds per repetition (max over ranks) */
+  double cpu_fraction; /* < 0: not applicable */
+  kit_stats time;      /* seconds per repetition (max over ranks) */
   int reps, iters;
   const char *fom_name, *fom_unit;
-  double fom;               /* from the median time */
-  double bytes_model;       /* bytes one step must move */
+  double fom;         /* from the median time */
+  double bytes_model; /* bytes one step must move */
   double bandwidth_GBs, ceiling_GBs, fraction_of_ceiling;
-  const char *ceiling_source; /* "device triad", "host triad", ... */
+  const char *ceiling_source;               /* "device triad", "host triad", ... */
   double messages_per_step, bytes_per_step; /* MPI, summed over ranks */
-  int nphases; const char **phase_names; double *phase_secs; /* per step */
-  int verify;               /* KIT_VERIFY_* (overall) */
-  const char *reference;    /* what the result was compared with */
+  int nphases;
+  const char **phase_names;
+  double *phase_secs;    /* per step */
+  int verify;            /* KIT_VERIFY_* (overall) */
+  const char *reference; /* what the result was compared with */
   double max_abs_diff, max_rel_diff;
-  int nchecks; kit_check checks[KIT_MAX_CHECKS];
-  int nresults; kit_result_kv results[KIT_MAX_RESULTS];
+  int nchecks;
+  kit_check checks[KIT_MAX_CHECKS];
+  int nresults;
+  kit_result_kv results[KIT_MAX_RESULTS];
 } kit_report;
 
 void kit_report_init(kit_report *r, const char *app, const char *variant);

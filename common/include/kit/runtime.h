@@ -13,15 +13,15 @@ extern "C" {
 #endif
 
 typedef struct kit_env {
-  int rank, nranks;        /* in MPI_COMM_WORLD */
-  int local_rank, local_size; /* on this node */
-  MPI_Comm node_comm;      /* ranks sharing this node's memory */
-  int thread_level;        /* MPI thread support provided */
-  int threads;             /* OpenMP threads per rank */
-  int gpus_visible;        /* CUDA devices this process sees (0 without driver or build) */
-  int device;              /* device this rank drives, -1 if none chosen */
-  char device_name[256];   /* its name, or the CPU model for CPU-only runs */
-  char cpu_model[256];     /* from /proc/cpuinfo */
+  int rank, nranks;                       /* in MPI_COMM_WORLD */
+  int local_rank, local_size;             /* on this node */
+  MPI_Comm node_comm;                     /* ranks sharing this node's memory */
+  int thread_level;                       /* MPI thread support provided */
+  int threads;                            /* OpenMP threads per rank */
+  int gpus_visible;                       /* CUDA devices this process sees (0 without driver or build) */
+  int device;                             /* device this rank drives, -1 if none chosen */
+  char device_name[256];                  /* its name, or the CPU model for CPU-only runs */
+  char cpu_model[256];                    /* from /proc/cpuinfo */
   char host_name[MPI_MAX_PROCESSOR_NAME]; /* MPI processor name */
 } kit_env;
 

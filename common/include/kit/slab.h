@@ -6,7 +6,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-typedef struct kit_block { int begin, count; } kit_block;
+typedef struct kit_block {
+  int begin, count;
+} kit_block;
 /* Part `part` of n items split over `parts` as evenly as possible: the first n % parts
  * parts get one item more. Items are numbered from 0. */
 kit_block kit_block_split(int n, int parts, int part);

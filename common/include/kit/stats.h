@@ -4,7 +4,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-typedef struct kit_stats { double min, median, max; } kit_stats;
+typedef struct kit_stats {
+  double min, median, max;
+} kit_stats;
 /* Min, median (mean of the middle two for even n) and max of v[0..n). n >= 1. */
 kit_stats kit_stats_of(const double *v, int n);
 #ifdef __cplusplus
