@@ -165,7 +165,7 @@ typedef struct bfs_variant {
 /* kit_variant.reset of every variant: a search resets its own state (inside its time). */
 void bfs_no_reset(void *st);
 /* The hybrid's CPU share of a rank's row, in 32-vertex words: share f of the row's words,
- * rounded to the nearest (hybrid.c cuts there; main.c's cpu_units counts the same). */
+ * rounded to the nearest (hybrid.c cuts there; setup.c's bfs_cpu_units counts the same). */
 int64_t bfs_hybrid_cpu_words(const bfs_graph *g, double fraction);
 
 extern const bfs_variant bfs_cpu;

@@ -45,7 +45,7 @@ static void *hy_setup(const void *ctx) {
   const bfs_graph *g = c->g;
   s->r.c = *c;
   const int64_t rw = g->nrow / 32;
-  int64_t cpu_words = bfs_hybrid_cpu_words(g, c->cpu_fraction); /* main.c's cpu_units counts the same */
+  int64_t cpu_words = bfs_hybrid_cpu_words(g, c->cpu_fraction); /* setup.c's bfs_cpu_units counts the same */
   s->cut = rw - cpu_words;
   int64_t any_words = 0;
   KIT_MPI_CHECK(MPI_Allreduce(&cpu_words, &any_words, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));

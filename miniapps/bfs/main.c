@@ -6,11 +6,8 @@
  * Bernaschi et al. Sec. 3.3; the Graph500 specification; see README.md in this folder.
  *   build/bin/bfs --variant list
  *   mpiexec -n 4 build/bin/bfs --scale 14 --grid 2x2 --transfer auto --json - */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "kit/check.h"
 #include "run.h"
 
 static const kit_variant *const variants[] = {
@@ -24,58 +21,10 @@ static const kit_variant *const variants[] = {
     NULL,
 };
 
-/* Rules that need no allocation (DESIGN.md Sec. 4): exit 2 with one line, on any build. */
-static int check(const kit_env *env, void *params, const char *variant) {
-  bfs_args *a = params;
-  bfs_params *p = &a->p;
-  if (strcmp(variant, "multi-thread") == 0 && p->run.gpus > BFS_MT_MAX_GPUS) /* also where it is not built */
-    return kit_usage_error(env, "bfs: --gpus: multi-thread drives at most %d GPUs per process",
-                           BFS_MT_MAX_GPUS);
-  if (p->graph && (a->scale_given || a->ef_given))
-    return kit_usage_error(env, "bfs: --%s describes a generated graph; it does not apply with --graph",
-                           a->scale_given ? "scale" : "edgefactor");
-  if (p->prune && bfs_transfer_mode(p->transfer) == BFS_BITMAP)
-    return kit_usage_error(env,
-                           "bfs: --prune applies to list messages (--transfer list or auto): a bitmap holds "
-                           "each vertex once already");
-  if (a->root_given && a->roots_given)
-    return kit_usage_error(env, "bfs: give --root V or --roots N, not both");
-  if (a->grid_given && (long)p->grid[0] * p->grid[1] != env->nranks)
-    return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
-                           (long)p->grid[0] * p->grid[1], env->nranks);
-  if (!a->grid_given) bfs_default_grid(env->nranks, p->grid);
-  return -1;
-}
-
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump-parents";
   paths[0] = ((const bfs_args *)params)->p.dump_parents;
   return 1;
-}
-
-/* The graph's size (--graph: the file, read on rank 0) and the bytes it will take. */
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
-                double *device) {
-  const int rc = bfs_plan_graph(env, params);
-  if (rc >= 0) return rc;
-  bfs_memory(env, params, v->needs_gpu, gpus, host, device);
-  return -1;
-}
-
-/* The edge list, kernel 1's graph and the keys; a key the graph refuses is exit 2. */
-static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
-  bfs_run *r = *ctx = kit_malloc(sizeof *r, "run");
-  memset(r, 0, sizeof *r);
-  *todo = 1; /* a run is no count of steps: kit_main's calibration times its fewest searches */
-  return bfs_make_run(env, params, gpus, r);
-}
-
-/* hybrid: the CPU's 32-vertex words of this rank's row at share f (hybrid.c cuts the same). */
-static int cpu_units(const void *ctx, double f) {
-  return (int)bfs_hybrid_cpu_words(&((const bfs_run *)ctx)->graph, f);
-}
-static void set_cpu_fraction(void *ctx, double f) {
-  ((bfs_run *)ctx)->c.cpu_fraction = f;
 }
 
 /* Graph500's figure of merit, and the bytes one search must move at least: each traversed
@@ -142,18 +91,12 @@ int main(int argc, char **argv) {
       {"scale", KIT_OPT_INT, &p->scale, "S", "generated graph: 2^S vertices", 1, 30, 0, NULL, NULL, &a.scale_given},
       {"edgefactor", KIT_OPT_INT, &p->edgefactor, "E", "generated graph: E * 2^S edges", 1, 1024, 0, NULL, NULL, &a.ef_given},
       {"graph", KIT_OPT_STRING, &p->graph, "FILE", "read the graph (Matrix Market .mtx or edge list) instead", 1, 0, 0, NULL, NULL, NULL},
-      {"grid", KIT_OPT_CUSTOM, p->grid, "RxC", "process grid (default: as square as the rank count allows)", 1, 0, 0, NULL,
-       bfs_parse_grid, &a.grid_given},
-      {"transfer", KIT_OPT_STRING, &p->transfer, "MODE", "frontier messages: vertex lists, bitmaps, or auto (bitmap above n/32)",
-       1, 0, 0, "list|bitmap|auto", NULL, NULL},
-      {"roots", KIT_OPT_INT, &p->nroots, "N", "search keys, sampled from the vertices with an edge (Graph500: 64)", 1, 64, 0,
-       NULL, NULL, &a.roots_given},
+      {"grid", KIT_OPT_CUSTOM, p->grid, "RxC", "process grid (default: as square as the rank count allows)", 1, 0, 0, NULL, bfs_parse_grid, &a.grid_given},
+      {"transfer", KIT_OPT_STRING, &p->transfer, "MODE", "frontier messages: vertex lists, bitmaps, or auto (bitmap above n/32)", 1, 0, 0, "list|bitmap|auto", NULL, NULL},
+      {"roots", KIT_OPT_INT, &p->nroots, "N", "search keys, sampled from the vertices with an edge (Graph500: 64)", 1, 64, 0, NULL, NULL, &a.roots_given},
       {"root", KIT_OPT_U64, &a.root, "V", "one search from vertex V instead [none: --roots keys]", 1, 0, 0, NULL, NULL, &a.root_given},
-      {"prune", KIT_OPT_FLAG, &p->prune, NULL,
-       "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1,
-       NULL, NULL, NULL},
-      {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0,
-       NULL, NULL, NULL},
+      {"prune", KIT_OPT_FLAG, &p->prune, NULL, "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1, NULL, NULL, NULL},
+      {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
@@ -161,25 +104,26 @@ int main(int argc, char **argv) {
   const kit_app app = {
       .name = "bfs",
       .summary =
-          "Graph500 BFS on a 2D process grid with list/bitmap transfers; variants: cpu naive two-stream "
-          "multi-thread hybrid",
+          "Graph500 BFS on a 2D process grid with list/bitmap transfers; "
+          "variants: cpu naive two-stream multi-thread hybrid",
       .variants = variants,
       .gpu_only_fallback = NULL,
       .opts = opts,
       .run = &p->run,
       .params = &a,
-      .check = check,
+      .check = bfs_check,
       .outputs = outputs,
-      .plan = plan,
-      .context = context,
+      .plan = bfs_plan,
+      .context = bfs_context,
       .free_context = bfs_free_run,
-      .cpu_units = cpu_units,
-      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_units = bfs_cpu_units,
+      .set_cpu_fraction = bfs_set_cpu_fraction,
       .cpu_unit = NULL,
       .uniform_share = 0,
       .timed = bfs_timed,
       .measure = measure,
       .describe = describe,
-      .finish = bfs_finish};
+      .finish = bfs_finish,
+  };
   return kit_main(&app, argc, argv);
 }

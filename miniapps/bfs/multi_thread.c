@@ -252,9 +252,8 @@ static void mt_teardown(void *st) {
  * team: MPI_THREAD_FUNNELED. */
 const bfs_variant bfs_multi_thread = {
     .base = {.name = "multi-thread",
-             .summary =
-                 "one process drives its GPUs, a thread each: the block split by destination, peer copies "
-                 "between GPUs, MPI by thread 0",
+             .summary = "one process drives its GPUs, a thread each: "
+                        "the block split by destination, peer copies between GPUs, MPI by thread 0",
              .needs_gpu = 1,
              .setup = mt_setup,
              .reset = bfs_no_reset,

@@ -88,21 +88,19 @@ static void naive_teardown(void *st) {
 }
 
 const bfs_variant bfs_naive = {
-    .base =
-        {.name = "naive",
-         .summary =
-             "one rank per GPU, one stream: expand, discover (a thread per frontier vertex), fold, update; "
-             "no overlap",
-         .needs_gpu = 1,
-         .setup = naive_setup,
-         .reset = bfs_no_reset,
-         .run = naive_run,
-         .fetch = NULL,
-         .halo = NULL,
-         .teardown = naive_teardown,
-         .gpus_max = 0,
-         .thread_level = 0,
-         .hybrid = 0},
+    .base = {.name = "naive",
+             .summary = "one rank per GPU, one stream: "
+                        "expand, discover (a thread per frontier vertex), fold, update; no overlap",
+             .needs_gpu = 1,
+             .setup = naive_setup,
+             .reset = bfs_no_reset,
+             .run = naive_run,
+             .fetch = NULL,
+             .halo = NULL,
+             .teardown = naive_teardown,
+             .gpus_max = 0,
+             .thread_level = 0,
+             .hybrid = 0},
     .search = naive_search,
     .fetch = bfs_gpu_rank_fetch,
     .traffic = bfs_gpu_rank_traffic,

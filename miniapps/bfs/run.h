@@ -53,15 +53,20 @@ typedef struct bfs_run {
   double mean_nedge;
 } bfs_run;
 
-/* setup.c. Plan: the graph's size from the flags, or from --graph read on rank 0, and the
- * refusals that size implies (-1 or the exit code, as kit_app.plan). */
-int bfs_plan_graph(const kit_env *env, bfs_args *a);
-/* The host and device bytes this rank will allocate (kit_check_memory). */
-void bfs_memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpus, double *host, double *device);
-/* Context: the edge list (generated, or the file scattered), kernel 1's build (timed), the
- * search keys and the verification inputs (-1, or the exit code of a key refusal). */
-int bfs_make_run(const kit_env *env, bfs_args *a, int gpus, bfs_run *r);
+/* setup.c: kit_app.check, the flag rules that need no allocation (-1 or exit 2), and, once
+ * GPUs are chosen, kit_app.plan: the graph's size from the flags, or from --graph read on
+ * rank 0, the refusals that size implies and the host and device bytes this rank will
+ * allocate (kit_check_memory). */
+int bfs_check(const kit_env *env, void *params, const char *variant);
+int bfs_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device);
+/* kit_app.context: the edge list (generated, or the file scattered), kernel 1's build (timed),
+ * the search keys and the verification inputs (-1, or the exit code of a key refusal). */
+int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo);
 void bfs_free_run(void *run);
+/* hybrid: kit_app.cpu_units (the CPU's 32-vertex words of this rank's row at a share) and
+ * kit_app.set_cpu_fraction. */
+int bfs_cpu_units(const void *ctx, double fraction);
+void bfs_set_cpu_fraction(void *ctx, double fraction);
 
 /* search.c: kit_app.timed, kernel 2: warm-up and profiled searches from the first key, then
  * one timed search per key, each validated untimed. */

@@ -152,8 +152,8 @@ static void ts_teardown(void *st) {
 const bfs_variant bfs_two_stream = {
     .base = {.name = "two-stream",
              .summary =
-                 "one rank per GPU; a local stream discovers what needs no message while the communication "
-                 "stream exchanges",
+                 "one rank per GPU; "
+                 "a local stream discovers what needs no message while the communication stream exchanges",
              .needs_gpu = 1,
              .setup = ts_setup,
              .reset = bfs_no_reset,

@@ -27,39 +27,6 @@ typedef struct run_ctx {
   int8_t *restart_spins; /* --restart: the checkpoint's spins, every sample, on every rank */
 } run_ctx;
 
-static int check(const kit_env *env, void *params, const char *variant) {
-  return ising_lattice_rules(env, params, variant);
-}
-
-static int outputs(const void *params, const char **flags, const char **paths) {
-  flags[0] = "--dump";
-  paths[0] = ((const ising_params *)params)->dump;
-  return 1;
-}
-
-/* multi-thread without --gpus: every GPU that has a granule of planes to hold. */
-static int gpu_limit(const kit_env *env, const void *params) {
-  return ising_global_planes(params) / ising_plane_granule(params) / env->nranks;
-}
-
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
-                double *device) {
-  ising_params *p = params;
-  const int planes = ising_global_planes(p), granule = ising_plane_granule(p);
-  /* The end GPUs' threads both call MPI (periodic: also on one rank, which kit_choose_gpus
-   * does not check). */
-  if (v->gpus_max > 0 && env->thread_level < v->thread_level)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
-  if (v->gpus_max > 0 && planes / granule < env->nranks * gpus)
-    return kit_usage_error(
-        env, "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes,
-        granule, env->nranks, gpus);
-  const int rc = p->run.restart ? ising_restart_check(p, env) : -1;
-  if (rc >= 0) return rc;
-  ising_memory(env, p, host, device);
-  return -1;
-}
-
 /* This rank's slab, its periodic neighbours, exp(-dE/T); a restarted run does only the
  * sweeps left, from the checkpoint's spins. */
 static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
@@ -97,10 +64,6 @@ static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double attempts = ising_attempts(p);
   *m = (kit_measure){"ps/flip", "ps per flip attempt", t->time.median / (attempts * t->iters) * 1e12,
                      ising_bytes_per_flip(p) * attempts};
-}
-
-static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
-  ising_describe(params, j);
 }
 
 /* --checkpoint: gather the lattice and write it. */
@@ -155,24 +118,22 @@ int main(int argc, char **argv) {
       "with --checkpoint: every N sweeps of the last repetition";
   kit_option_named(opts, "restart")->help = "start from a checkpoint and run up to --iters sweeps in all";
   kit_option_named(opts, "cpu-fraction")->help =
-      "CPU share of each rank's planes, in whole granules at the top of its slab (auto: the triad model, "
-      "kept only if "
-      "it beats two-stream's schedule)";
+      "CPU share of each rank's planes, in whole granules at the top of its slab "
+      "(auto: the triad model, kept only if it beats two-stream's schedule)";
   const kit_app app = {
       .name = "ising",
       .summary =
-          "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout (msc: sliced, one bit "
-          "per "
-          "spin) on a z-decomposition",
+          "3D Edwards-Anderson spin glass, Metropolis, checkerboard or sliced layout "
+          "(msc: sliced, one bit per spin) on a z-decomposition",
       .variants = variants,
       .gpu_only_fallback = "two-stream",
       .opts = opts,
       .run = &p.run,
       .params = &p,
-      .check = check,
-      .outputs = outputs,
-      .gpu_limit = gpu_limit,
-      .plan = plan,
+      .check = ising_check,
+      .outputs = ising_outputs,
+      .gpu_limit = ising_gpu_limit,
+      .plan = ising_run_plan,
       .context = context,
       .free_context = free_context,
       .cpu_units = cpu_units,
@@ -180,8 +141,9 @@ int main(int argc, char **argv) {
       .cpu_unit = "planes",
       .uniform_share = 1,
       .measure = measure,
-      .describe = describe,
+      .describe = ising_describe,
       .checkpoint = checkpoint,
-      .finish = finish};
+      .finish = finish,
+  };
   return kit_main(&app, argc, argv);
 }

@@ -1,7 +1,8 @@
-/* report.c: what an ising run reports beyond kit_main's own lines: the problem's params,
- * and on the final lattice of the last repetition the observables (energy and
- * magnetisation per spin over the samples), the checks of README.md "Checks" (Bernaschi et
- * al. Sec. 3.1's update against the serial oracle, reference.c) and --dump. */
+/* report.c: what an ising run reports beyond kit_main's own lines: --dump's path (kit_app's
+ * outputs, checked before the run), the problem's params (describe), and on the final
+ * lattice of the last repetition the observables (energy and magnetisation per spin over
+ * the samples), the checks of README.md "Checks" (Bernaschi et al. Sec. 3.1's update
+ * against the serial oracle, reference.c) and --dump. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,7 +19,15 @@ double ising_bytes_per_flip(const ising_params *p) {
   return ising_msc(p) ? 9.0 / 8.0 : 4.0;
 }
 
-void ising_describe(const ising_params *p, kit_json *j) {
+/* The app's one output flag beyond kit_main's: --dump, checked before the run. */
+int ising_outputs(const void *params, const char **flags, const char **paths) {
+  flags[0] = "--dump";
+  paths[0] = ((const ising_params *)params)->dump;
+  return 1;
+}
+
+void ising_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
+  const ising_params *p = params;
   kit_json_int(j, "lx", p->size[0]);
   kit_json_int(j, "ly", p->size[1]);
   kit_json_int(j, "lz", p->size[2]);

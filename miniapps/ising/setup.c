@@ -1,7 +1,8 @@
 /* setup.c: ising's problem before anything large is allocated (kit_main's prologue): the
- * rules a lattice, a layout and the rank count must meet, the bytes a rank will allocate,
- * and this rank's slab. Bernaschi et al. Sec. 3.1: the lattice is cut into z-slabs (sliced:
- * diagonal slices in pairs, Fig. 5), one per rank, periodic in every direction. */
+ * rules a lattice, a layout and the rank count must meet (kit_app's check), the GPUs
+ * multi-thread may use and their split (gpu_limit, plan), the bytes a rank will allocate
+ * (plan), and this rank's slab. Bernaschi et al. Sec. 3.1: the lattice is cut into z-slabs
+ * (sliced: diagonal slices in pairs, Fig. 5), one per rank, periodic in every direction. */
 #include <string.h>
 
 #include "kit/check.h"
@@ -12,12 +13,13 @@ double ising_attempts(const ising_params *p) {
   return (double)p->size[0] * p->size[1] * p->size[2] * p->samples;
 }
 
-int ising_lattice_rules(const kit_env *env, const ising_params *p, const char *variant) {
+int ising_check(const kit_env *env, void *params, const char *variant) {
+  const ising_params *p = params;
   for (int d = 0; d < 3; ++d)
     if (p->size[d] % 2 != 0 || p->size[d] < 2)
       return kit_usage_error(env,
-                             "ising: --size: every side must be even and at least 2 (two colours along each "
-                             "periodic axis); got %d,%d,%d",
+                             "ising: --size: every side must be even and at least 2 "
+                             "(two colours along each periodic axis); got %d,%d,%d",
                              p->size[0], p->size[1], p->size[2]);
   if ((double)p->size[0] * p->size[1] * p->size[2] > 4294967296.0)
     return kit_usage_error(
@@ -40,9 +42,9 @@ int ising_lattice_rules(const kit_env *env, const ising_params *p, const char *v
     if (granule == 2)
       return kit_usage_error(
           env,
-          "ising: --layout %s: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, which split in "
-          "pairs "
-          "over at most %d rank(s), not %d (use --layout checkerboard or sides with a larger common divisor)",
+          "ising: --layout %s: the %dx%dx%d lattice has gcd(LX,LY,LZ) = %d diagonal slices, "
+          "which split in pairs over at most %d rank(s), not %d "
+          "(use --layout checkerboard or sides with a larger common divisor)",
           p->layout, p->size[0], p->size[1], p->size[2], planes, planes / 2, env->nranks);
     return kit_usage_error(
         env, "ising: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
@@ -68,7 +70,7 @@ ising_block ising_rank_slab(const ising_params *p, const kit_env *env) {
  * verifying; a restart's spins on every rank. msc: the bytes while the initial state is
  * packed, and the bits (spins of n + 2 planes, six coupling planes of n); the whole slab,
  * which kit_check_memory shares over the devices (multi-thread's sub-slabs). */
-void ising_memory(const kit_env *env, const ising_params *p, double *host, double *device) {
+static void ising_memory(const kit_env *env, const ising_params *p, double *host, double *device) {
   const ising_block b = ising_rank_slab(p, env);
   const double slab = (double)b.plane_stride * (2.0 * b.n + 2.0), lattice = ising_attempts(p);
   *host = slab + slab / 2;
@@ -78,4 +80,27 @@ void ising_memory(const kit_env *env, const ising_params *p, double *host, doubl
   if (p->run.restart) *host += lattice;
   const double bits = (double)b.plane_stride * (7.0 * b.n + 2.0) / 8.0;
   *device = slab + (ising_msc(p) ? bits : 0.0);
+}
+
+/* multi-thread without --gpus: every GPU that has a granule of planes to hold. */
+int ising_gpu_limit(const kit_env *env, const void *params) {
+  return ising_global_planes(params) / ising_plane_granule(params) / env->nranks;
+}
+
+int ising_run_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                   double *device) {
+  ising_params *p = params;
+  const int planes = ising_global_planes(p), granule = ising_plane_granule(p);
+  /* The end GPUs' threads both call MPI (periodic: also on one rank, which kit_choose_gpus
+   * does not check). */
+  if (v->gpus_max > 0 && env->thread_level < v->thread_level)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "multi-thread needs MPI_THREAD_MULTIPLE");
+  if (v->gpus_max > 0 && planes / granule < env->nranks * gpus)
+    return kit_usage_error(
+        env, "ising: --size: %d planes (in granules of %d) cannot be split over %d ranks x %d GPUs", planes,
+        granule, env->nranks, gpus);
+  const int rc = p->run.restart ? ising_restart_check(p, env) : -1;
+  if (rc >= 0) return rc;
+  ising_memory(env, p, host, device);
+  return -1;
 }

@@ -65,7 +65,8 @@ double *laplace_restart_load(laplace_params *p, const kit_env *env, const laplac
   return mine;
 }
 
-void laplace_checkpoint_write(const laplace_ctx *c, const kit_variant *v, void *st, int step) {
+void laplace_checkpoint_write(void *ctx, const kit_variant *v, void *st, int step) {
+  const laplace_ctx *c = &((const laplace_run *)ctx)->c;
   double *interior = laplace_fetch_interior(&c->blk, v, st);
   double *all = laplace_gather(c->p, c->env, &c->blk, interior);
   laplace_checkpoint_save(c->p, c->env, all, step);

@@ -72,6 +72,20 @@ typedef struct laplace_ctx {
   double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } laplace_ctx;
 
+/* What a run holds beside the variants' context (kit_app's ctx). */
+typedef struct laplace_run {
+  laplace_ctx c;          /* what the variants get (first member: the same address) */
+  laplace_params initial; /* the true initial problem: the oracle starts there, even on restart */
+  double *restart_planes; /* --restart: the planes this rank's slab starts from */
+} laplace_run;
+
+/* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
+#define LAPLACE_COMM_VARIANTS "naive|two-stream"
+
+/* report.c: kit_app's measure (GLUP/s, 16 bytes a point) and describe (the JSON params). */
+void laplace_measure(const void *ctx, const kit_timing *t, kit_measure *m);
+void laplace_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j);
+
 /* The variant contract is the kit's (kit/app.h): setup gets a laplace_ctx, fetch fills this
  * rank's interior, nx*ny*nz doubles, x fastest; kit_main owns timing, verification and
  * reporting. */

@@ -17,12 +17,6 @@
 #include "laplace.h"
 #include "verify.h"
 
-/* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
-#define COMM_VARIANTS "naive|two-stream"
-
-/* Bytes one point update must move: read u once, write u_new once (neighbours from cache). */
-#define LAPLACE_BYTES_PER_POINT 16.0
-
 static const kit_variant *const variants[] = {
     &laplace_cpu,
 #ifdef KIT_HAVE_CUDA
@@ -30,17 +24,6 @@ static const kit_variant *const variants[] = {
 #endif
     NULL,
 };
-
-/* What a run holds beside the variants' context. */
-typedef struct run_ctx {
-  laplace_ctx c;          /* what the variants get (first member: the same address) */
-  laplace_params initial; /* the true initial problem: the oracle starts there, even on restart */
-  double *restart_planes; /* --restart: the planes this rank's slab starts from */
-} run_ctx;
-
-static double points_of(const laplace_params *p) {
-  return (double)p->size[0] * p->size[1] * p->size[2];
-}
 
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump";
@@ -62,15 +45,15 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
                            "needs at least one plane)",
                            p->size[2], env->nranks, gpus);
   const int rc =
-      kit_variant_in(COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
+      kit_variant_in(LAPLACE_COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
   if (rc >= 0) return rc;
   if (p->run.restart) {
     /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input. */
     double ident[KIT_CKPT_MAX_IDENT];
     const int nid = laplace_checkpoint_ident(p, ident);
-    const int rrc =
-        kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
-                          (unsigned long long)points_of(p), p->run.iters, "--iters", &p->start_step);
+    const int rrc = kit_restart_check(env, "laplace", p->run.restart, ident, nid, sizeof(double),
+                                      (unsigned long long)p->size[0] * p->size[1] * p->size[2], p->run.iters,
+                                      "--iters", &p->start_step);
     if (rrc >= 0) return rrc;
   }
   laplace_memory(p, env, host, device);
@@ -80,7 +63,7 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
 /* This rank's z-slab and its neighbours; a restarted run does only the steps left. */
 static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
   laplace_params *p = params;
-  run_ctx *r = *ctx = kit_malloc(sizeof *r, "context");
+  laplace_run *r = *ctx = kit_malloc(sizeof *r, "context");
   const kit_block part = kit_block_split(p->size[2], env->nranks, env->rank);
   r->c.p = p;
   r->c.env = env;
@@ -96,53 +79,15 @@ static int context(const kit_env *env, void *params, const kit_variant *v, int g
 }
 
 static void free_context(void *ctx) {
-  free(((run_ctx *)ctx)->restart_planes);
+  free(((laplace_run *)ctx)->restart_planes);
   free(ctx);
 }
 
 static int cpu_units(const void *ctx, double f) {
-  return kit_cpu_planes(((const run_ctx *)ctx)->c.blk.nz, f);
+  return kit_cpu_planes(((const laplace_run *)ctx)->c.blk.nz, f);
 }
 static void set_cpu_fraction(void *ctx, double f) {
-  ((run_ctx *)ctx)->c.cpu_fraction = f;
-}
-
-static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
-  const double points = points_of(((const run_ctx *)ctx)->c.p);
-  *m = (kit_measure){"GLUP/s", "GLUP/s", points * t->iters / t->time.median * 1e-9,
-                     LAPLACE_BYTES_PER_POINT * points};
-}
-
-static void describe(const void *params, const void *ctx, const kit_variant *v, kit_json *j) {
-  const laplace_params *p = params;
-  kit_json_int(j, "nx", p->size[0]);
-  kit_json_int(j, "ny", p->size[1]);
-  kit_json_int(j, "nz", p->size[2]);
-  kit_json_number(j, "alpha", p->alpha);
-  kit_json_number(j, "beta", p->beta);
-  kit_json_string(j, "init", p->init);
-  kit_json_int(j, "iters", p->run.iters);
-  kit_json_int(j, "warmup", p->run.warmup);
-  kit_json_int(j, "reps", p->run.reps);
-  kit_json_u64(j, "seed", p->run.seed);
-  kit_json_bool(j, "p2p", p->p2p);
-  /* How planes moved between processes: --comm where the variant takes it; multi-thread copies
-   * peer to peer inside the process and stages through the host between processes. */
-  kit_json_string(j, "comm", kit_variant_in(COMM_VARIANTS, v->name) ? p->comm : "host");
-  kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
-  kit_json_int(j, "start_step", p->start_step);
-  kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
-}
-
-/* --checkpoint: gather the field and write it (checkpoint.c). */
-static void checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
-  laplace_checkpoint_write(&((run_ctx *)ctx)->c, v, st, step);
-}
-
-/* Verification, the l2 norm and --dump, on the final field of the last repetition. */
-static void finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
-  const run_ctx *r = ctx;
-  laplace_finish(&r->initial, &r->c, v, st, rep);
+  ((laplace_run *)ctx)->c.cpu_fraction = f;
 }
 
 int main(int argc, char **argv) {
@@ -162,7 +107,7 @@ int main(int argc, char **argv) {
       {"beta", KIT_OPT_DOUBLE, &p.beta, "B", "weight of each of the six neighbours", 1, 0, 0, NULL, NULL, NULL},
       {"init", KIT_OPT_STRING, &p.init, "KIND", "initial interior", 1, 0, 0, "zero|random", NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final interior as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
-      {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, COMM_VARIANTS},
+      {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LAPLACE_COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
   };
   /* clang-format on */
@@ -185,9 +130,9 @@ int main(int argc, char **argv) {
       .cpu_units = cpu_units,
       .set_cpu_fraction = set_cpu_fraction,
       .cpu_unit = "planes",
-      .measure = measure,
-      .describe = describe,
-      .checkpoint = checkpoint,
-      .finish = finish};
+      .measure = laplace_measure,
+      .describe = laplace_describe,
+      .checkpoint = laplace_checkpoint_write,
+      .finish = laplace_finish};
   return kit_main(&app, argc, argv);
 }

@@ -117,9 +117,10 @@ double *laplace_fetch_interior(const laplace_block *b, const kit_variant *v, voi
   return interior;
 }
 
-void laplace_finish(const laplace_params *initial, const laplace_ctx *c, const kit_variant *v, void *st,
-                    kit_report *rep) {
-  const laplace_params *p = c->p;
+void laplace_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
+  const laplace_run *r = ctx;
+  const laplace_ctx *c = &r->c;
+  const laplace_params *p = c->p, *initial = &r->initial;
   double *interior = laplace_fetch_interior(&c->blk, v, st);
   double *gathered = (p->run.verify || p->dump) ? laplace_gather(p, c->env, &c->blk, interior) : NULL;
   if (p->run.verify) laplace_verify(initial, c->env, &c->blk, interior, gathered, rep);

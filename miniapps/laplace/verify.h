@@ -12,10 +12,9 @@ void laplace_verify(const laplace_params *p, const kit_env *env, const laplace_b
                     const double *interior, const double *gathered, kit_report *r);
 /* This rank's interior after the variant's steps (nx*ny*nz doubles, x fastest; caller frees). */
 double *laplace_fetch_interior(const laplace_block *b, const kit_variant *v, void *st);
-/* kit_app.finish: verification from the true initial problem (`initial`, even after
- * --restart), the l2 norm and --dump, on the variant's final field. */
-void laplace_finish(const laplace_params *initial, const laplace_ctx *c, const kit_variant *v, void *st,
-                    kit_report *rep);
+/* kit_app.finish (ctx: the laplace_run): verification from the true initial problem (even
+ * after --restart), the l2 norm and --dump, on the variant's final field. */
+void laplace_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep);
 /* kit_app.checkpoint: gather the field after `step` steps in all and write it (checkpoint.c). */
-void laplace_checkpoint_write(const laplace_ctx *c, const kit_variant *v, void *st, int step);
+void laplace_checkpoint_write(void *ctx, const kit_variant *v, void *st, int step);
 #endif

@@ -38,7 +38,8 @@ int tetfv_checkpoint_ident(const tetfv_params *p, const struct tetfv_mesh *m, co
   return n;
 }
 
-void tetfv_checkpoint_write(const tetfv_built *b, const kit_variant *v, void *st, int step) {
+void tetfv_checkpoint_write(void *ctx, const kit_variant *v, void *st, int step) {
+  const tetfv_built *b = ctx;
   const tetfv_params *p = b->c.p;
   double *mine = kit_malloc(((size_t)b->loc.nown + 1) * sizeof(double), "checkpoint");
   v->fetch(st, mine);

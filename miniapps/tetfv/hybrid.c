@@ -294,8 +294,8 @@ static void hy_teardown(void *st) {
 const tetfv_variant tetfv_hybrid = {
     .name = "hybrid",
     .summary =
-        "one rank per GPU; rows split between GPU and CPU cores, Paper III's control, MPI, copy and compute "
-        "threads",
+        "one rank per GPU; rows split between GPU and CPU cores, "
+        "Paper III's control, MPI, copy and compute threads",
     .needs_gpu = 1,
     .setup = hy_setup,
     .reset = hy_reset,

@@ -271,8 +271,8 @@ static void mt_teardown(void *st) {
 const tetfv_variant tetfv_multi_thread = {
     .name = "multi-thread",
     .summary =
-        "one process drives all its GPUs, a thread per GPU; METIS sub-domains, peer or staged copies, MPI by "
-        "one thread",
+        "one process drives all its GPUs, a thread per GPU; "
+        "METIS sub-domains, peer or staged copies, MPI by one thread",
     .needs_gpu = 1,
     .setup = mt_setup,
     .reset = mt_reset,

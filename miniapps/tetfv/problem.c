@@ -1,4 +1,5 @@
-/* problem.c: building the problem of one tetfv run (problem.h), Paper III Sec. 2-3.1.
+/* problem.c: the rules between flags, the memory model and building the problem of one tetfv
+ * run (problem.h), Paper III Sec. 2-3.1.
  * Rank 0 alone builds or reads the mesh, checks it, assembles D, A, I once (Sec. 2) and
  * partitions the cell dual graph with METIS (Sec. 3.1); --restart's field is read there too,
  * because a checkpoint is recognised by fingerprints of that mesh and matrix. Rank 0 then
@@ -30,6 +31,50 @@ int tetfv_parse_mesh(const char *arg, void *dest, char *err, size_t errlen) {
     return -1;
   }
   return 0;
+}
+
+int tetfv_check(const kit_env *env, void *params, const char *variant) {
+  tetfv_args *g = params;
+  tetfv_params *p = &g->p;
+  p->box_n = strncmp(p->mesh, "box:", 4) == 0 ? atoi(p->mesh + 4) : 0;
+  if (!p->flux) p->flux = "corrected";
+  /* The bound's answer is wrong on purpose: it must not be checked, let alone pass. */
+  if (p->no_exchange && p->run.verify)
+    return kit_usage_error(env,
+                           "tetfv: --no-exchange computes a wrong answer on purpose "
+                           "(the communication-free bound): add --no-verify");
+  if (g->jitter && !p->box_n) return kit_usage_error(env, "tetfv: --jitter applies only to --mesh box:N");
+  if (g->fibres && p->aniso == 0.0)
+    return kit_usage_error(env, "tetfv: --fibres applies only with --aniso A > 0");
+  if (g->block && strcmp(p->reorder, "metis") != 0)
+    return kit_usage_error(env, "tetfv: --block applies only to --reorder metis");
+  if (g->t_end && g->iters) return kit_usage_error(env, "tetfv: give --iters or --t-end, not both");
+  if (p->aniso > 0.0 && strcmp(p->flux, "two-point") == 0)
+    return kit_usage_error(env,
+                           "tetfv: --flux two-point with --aniso: "
+                           "two-point fluxes are not consistent for a tensor K (use corrected)");
+  const double cells = 6.0 * p->box_n * p->box_n * p->box_n; /* a file's count is known once read: context */
+  if (p->box_n && cells < env->nranks)
+    return kit_usage_error(env, "tetfv: --mesh %s has %.0f cells, fewer than the %d ranks", p->mesh, cells,
+                           env->nranks);
+  return -1;
+}
+
+/* The box's size and memory (a file is checked once read): the mesh and the global matrix on
+ * every rank during set-up (replicated: README.md "Not done yet"), the local matrix, fields,
+ * rank 0 the oracle's: about 500 bytes a cell. A GPU holds its rows (D, A, I: 200 bytes
+ * each) and three whole-length fields of its rank's part (and ghosts). */
+int tetfv_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+               double *device) {
+  const tetfv_params *p = params;
+  const double cells = 6.0 * p->box_n * p->box_n * p->box_n, rows = 1.1 * cells / env->nranks;
+  if (cells > 1.3e8)
+    return kit_usage_error(
+        env, "tetfv: --mesh %s: %.0f cells exceed the 1.3e8 a rank's int indices and messages allow", p->mesh,
+        cells);
+  *host = 500.0 * cells;
+  *device = gpus > 0 ? rows * (200.0 / gpus + 3.0 * 8.0 * 1.2) : 0.0;
+  return -1;
 }
 
 /* MPI_Bcast of any length, in pieces an int can count. */
@@ -208,10 +253,31 @@ int tetfv_build(const kit_env *env, tetfv_params *p, tetfv_built *b) {
   return -1;
 }
 
-void tetfv_built_free(tetfv_built *b) {
+/* multi-thread needs a row per GPU, which only METIS shows. */
+int tetfv_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
+  tetfv_params *p = params;
+  tetfv_built *b = *ctx = kit_malloc(sizeof *b, "context");
+  *b = (tetfv_built){.c.gpus = gpus};
+  const int rc = tetfv_build(env, p, b);
+  if (rc >= 0) return rc;
+  if (v->gpus_max > 0) {
+    int least = b->loc.nown;
+    KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (least < gpus)
+      return kit_usage_error(env,
+                             "tetfv: --mesh %s: a rank has %d cells, fewer than its %d GPUs (multi-thread)",
+                             p->mesh, least, gpus);
+  }
+  *todo = p->run.iters - p->start_step; /* a restarted run does only the steps left */
+  return -1;
+}
+
+void tetfv_free_context(void *ctx) {
+  tetfv_built *b = ctx;
   tetfv_local_free(&b->loc);
   tetfv_matrix_free(&b->g);
   tetfv_mesh_free(&b->mesh);
   free(b->u0);
   free(b->u0_local);
+  free(b);
 }

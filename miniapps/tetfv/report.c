@@ -12,7 +12,9 @@
 #include "kit/driver.h"
 #include "verify.h"
 
-void tetfv_describe(const tetfv_params *p, const tetfv_built *b, kit_json *pj) {
+void tetfv_describe(const void *params, const void *ctx, const kit_variant *v, kit_json *pj) {
+  const tetfv_params *p = params;
+  const tetfv_built *b = ctx;
   const kit_env *env = b->c.env;
   kit_json_string(pj, "mesh", p->mesh);
   kit_json_int(pj, "cells", b->ncells);
@@ -44,7 +46,8 @@ void tetfv_describe(const tetfv_params *p, const tetfv_built *b, kit_json *pj) {
   kit_json_int(pj, "gpu_block_rows", TETFV_GPU_B);
 }
 
-void tetfv_results(const tetfv_built *b, const kit_timing *t, kit_report *rep) {
+/* The scheme's and the partition's figures and MCUP/s (collective). */
+static void results(const tetfv_built *b, const kit_timing *t, kit_report *rep) {
   const tetfv_params *p = b->c.p;
   const tetfv_local *l = &b->loc;
   long long mine[2] = {l->nsep, l->nghost}, sum[2] = {0, 0};
@@ -64,7 +67,8 @@ void tetfv_results(const tetfv_built *b, const kit_timing *t, kit_report *rep) {
   kit_report_result(rep, "MCUP/s", b->ncells * (double)t->iters / t->time.median * 1e-6, "MCUP/s");
 }
 
-void tetfv_check_final(const tetfv_built *b, const kit_variant *v, void *st, kit_report *rep) {
+/* The final field of v's state: every check (--verify) and --dump (collective). */
+static void check_final(const tetfv_built *b, const kit_variant *v, void *st, kit_report *rep) {
   const tetfv_params *p = b->c.p;
   const kit_env *env = b->c.env;
   double *mine = kit_malloc(((size_t)b->loc.nown + 1) * sizeof(double), "result");
@@ -77,4 +81,9 @@ void tetfv_check_final(const tetfv_built *b, const kit_variant *v, void *st, kit
   if (p->dump && env->rank == 0) kit_write_doubles(p->dump, all, (size_t)b->ncells);
   free(all);
   free(mine);
+}
+
+void tetfv_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, kit_report *rep) {
+  results(ctx, t, rep);
+  check_final(ctx, v, st, rep);
 }
