@@ -191,8 +191,8 @@ const lbm_variant lbm_hybrid = {
     .base =
         {
             .name = "hybrid",
-            .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), MPI "
-                       "at both ends",
+            .summary = "one rank per GPU; the CPU cores take the top share of the slab (--cpu-fraction), "
+                       "MPI at both ends",
             .needs_gpu = 1,
             .setup = hy_setup,
             .reset = hy_reset,

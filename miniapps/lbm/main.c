@@ -1,15 +1,12 @@
-/* main.c: lbm's options, rules and descriptor; kit_main (kit/app.h) runs it: parse, refuse,
- * choose GPUs, check memory, ceilings, the hybrid share, warm up, profile, time (or run to a
- * steady state: steady.c), verify, report. The variants (cpu.c naive.c two_stream.c
- * multi_thread.c hybrid.c) do the time steps; setup.c builds this rank's problem, report.c
+/* main.c: lbm's options and descriptor; kit_main (kit/app.h) runs it: parse, refuse, choose
+ * GPUs, check memory, ceilings, the hybrid share, warm up, profile, time (or run to a steady
+ * state: steady.c), verify, report. The variants (cpu.c naive.c two_stream.c multi_thread.c
+ * hybrid.c) do the time steps; setup.c holds the rules and builds this rank's problem, report.c
  * reports it. Risso Sec. 5.2 (validation runs) and 6.1; see README.md in this folder.
  *   build/bin/lbm --variant list
  *   mpiexec -n 2 build/bin/lbm --size 6,4,8 --iters 20 --init random
  *   build/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
-#include <string.h>
-
 #include "kit/app.h"
-#include "kit/checkpoint.h"
 #include "run.h"
 
 static const kit_variant *const variants[] = {
@@ -22,89 +19,6 @@ static const kit_variant *const variants[] = {
 #endif
     NULL,
 };
-
-/* The parameters, and which flags were given (their rules and defaults depend on it). */
-typedef struct lbm_args {
-  lbm_params p; /* first member: the hooks read it as lbm_params */
-  int iters_given, re_given, lid_given, peak_given, every_given;
-} lbm_args;
-
-/* Rules that need no allocation and no GPU (DESIGN.md Sec. 4): exit 2 with one line. */
-static int check(const kit_env *env, void *params, const char *variant) {
-  lbm_args *a = params;
-  lbm_params *p = &a->p;
-  const int cavity = strcmp(p->flow, "cavity") == 0, steady = p->until_steady > 0.0;
-  if ((p->run.checkpoint || p->run.restart) && steady)
-    return kit_usage_error(
-        env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady");
-  if (a->lid_given && !cavity)
-    return kit_usage_error(env, "lbm: --lid-velocity applies only to --case cavity");
-  if (a->peak_given && cavity)
-    return kit_usage_error(env, "lbm: --peak-velocity applies only to --case poiseuille");
-  if (a->every_given && !steady)
-    return kit_usage_error(env, "lbm: --check-every applies only with --until-steady");
-  if (p->size[2] < env->nranks)
-    return kit_usage_error(
-        env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-        p->size[2], env->nranks);
-  /* One halo message carries five populations of an xy-plane. */
-  if ((double)LBM_ZQ * p->size[0] * (double)p->size[1] > 2147483647.0)
-    return kit_usage_error(env,
-                           "lbm: --size: an xy-plane of %d x %d cells is too large for one MPI message (5 "
-                           "populations, at most 2^31-1 values)",
-                           p->size[0], p->size[1]);
-  if (steady && !a->iters_given) p->run.iters = 1000000; /* the cap, unless given */
-  /* Poiseuille's default keeps tau near 1, where BGK's wall slip is small (README.md). */
-  if (!a->re_given) p->re = cavity ? 100.0 : 10.0;
-  lbm_derive(p);
-  /* BGK is unstable as tau approaches 1/2; below 0.5005 no grid we can afford is stable. */
-  if (p->tau < 0.5005)
-    return kit_usage_error(env,
-                           "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable (lower --re "
-                           "or raise --size or the velocity)",
-                           p->tau);
-  /* The GPU kernel's grid covers y and z with one row and one plane per block. */
-  if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
-    return kit_usage_error(env, "lbm: --size: the GPU variants take ny and nz up to 65535");
-  return -1;
-}
-
-static int outputs(const void *params, const char **flags, const char **paths) {
-  const lbm_params *p = params;
-  flags[0] = "--dump", flags[1] = "--vtk", flags[2] = "--profile";
-  paths[0] = p->dump, paths[1] = p->vtk, paths[2] = p->profile;
-  return 3;
-}
-
-/* multi-thread without --gpus: every GPU that has a plane to hold. */
-static int gpu_limit(const kit_env *env, const void *params) {
-  return ((const lbm_params *)params)->size[2] / env->nranks;
-}
-
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
-                double *device) {
-  lbm_params *p = params;
-  if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
-    return kit_usage_error(env,
-                           "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU needs "
-                           "at least one plane)",
-                           p->size[2], env->nranks, gpus);
-  /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
-  if (p->halo_mode == LBM_HALO_CUDA_AWARE && !lbm_mpi_cuda_aware())
-    return kit_skip(env, "lbm", v->name, "MPI library is not CUDA-aware");
-  if (p->run.restart) {
-    /* The whole file now (header and checksum): a checkpoint of another problem, or a
-     * damaged one, is bad input, refused before anything is allocated. */
-    double ident[KIT_CKPT_MAX_IDENT];
-    const int nid = lbm_checkpoint_ident(p, ident);
-    const unsigned long long count = (unsigned long long)LBM_Q * p->size[0] * p->size[1] * p->size[2];
-    const int rc = kit_restart_check(env, "lbm", p->run.restart, ident, nid, sizeof(double), count,
-                                     p->run.iters, "--iters", &p->start_step);
-    if (rc >= 0) return rc;
-  }
-  lbm_memory(env, p, v, host, device);
-  return -1;
-}
 
 int main(int argc, char **argv) {
   lbm_args a = {.p = {.run = kit_run_defaults(),
@@ -144,22 +58,22 @@ int main(int argc, char **argv) {
   iters->given = &a.iters_given;
   iters->help = "time steps per timed repetition; with --until-steady the cap (10^6 unless given)";
   share->help =
-      "share of each rank's z-planes the CPU updates, whole planes at the top of its slab (auto: "
-      "the bandwidth model's share, kept if a short run shows it beats the two-stream schedule)";
+      "share of each rank's z-planes the CPU updates, whole planes at the top of its slab "
+      "(auto: the bandwidth model's share, kept if a short run shows it beats the two-stream schedule)";
   const kit_app app = {
       .name = "lbm",
       .summary =
-          "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; variants: cpu naive "
-          "two-stream multi-thread hybrid",
+          "D3Q19 BGK lattice Boltzmann, lid-driven cavity or Poiseuille, on z-slabs; "
+          "variants: cpu naive two-stream multi-thread hybrid",
       .variants = variants,
       .gpu_only_fallback = "two-stream",
       .opts = opts,
       .run = &p->run,
       .params = &a,
-      .check = check,
-      .outputs = outputs,
-      .gpu_limit = gpu_limit,
-      .plan = plan,
+      .check = lbm_check,
+      .outputs = lbm_outputs,
+      .gpu_limit = lbm_gpu_limit,
+      .plan = lbm_plan,
       .context = lbm_context,
       .free_context = lbm_free_context,
       .cpu_units = lbm_cpu_units,
@@ -170,6 +84,7 @@ int main(int argc, char **argv) {
       .measure = lbm_measure,
       .describe = lbm_describe,
       .checkpoint = lbm_checkpoint,
-      .finish = lbm_finish};
+      .finish = lbm_finish,
+  };
   return kit_main(&app, argc, argv);
 }

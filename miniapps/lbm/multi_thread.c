@@ -246,8 +246,8 @@ const lbm_variant lbm_multi_thread = {
     .base =
         {
             .name = "multi-thread",
-            .summary = "one process drives all its GPUs, a thread per GPU, peer copies of the face "
-                       "populations, MPI at the ends",
+            .summary = "one process drives all its GPUs, a thread per GPU, "
+                       "peer copies of the face populations, MPI at the ends",
             .needs_gpu = 1,
             .setup = mt_setup,
             .reset = mt_reset,

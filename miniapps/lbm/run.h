@@ -1,13 +1,19 @@
-/* run.h: what lbm's hooks on kit_main (kit/app.h) share: the run's context and the hooks that
- * live beside main.c. main.c holds the options, the rules and the descriptor; setup.c this
- * rank's problem (Risso Sec. 4.2's z-slabs) and its memory; steady.c --until-steady (Sec. 5.2's
- * runs to a steady state); report.c the report, the verification and the output files;
- * checkpoint.c --checkpoint. */
+/* run.h: what lbm's hooks on kit_main (kit/app.h) share: the parameters, the run's context and
+ * the hooks that live beside main.c. main.c holds the options and the descriptor; setup.c the
+ * rules, this rank's problem (Risso Sec. 4.2's z-slabs) and its memory; steady.c --until-steady
+ * (Sec. 5.2's runs to a steady state); report.c the report, the verification and the output
+ * files; checkpoint.c --checkpoint. */
 #ifndef LBM_RUN_H
 #define LBM_RUN_H
 #include "kit/app.h"
 #include "lbm.h"
 #include "verify.h"
+
+/* The parameters, and which flags were given (their rules and defaults depend on it). */
+typedef struct lbm_args {
+  lbm_params p; /* first member: the hooks read it as lbm_params */
+  int iters_given, re_given, lid_given, peak_given, every_given;
+} lbm_args;
 
 /* What one run holds beside the variants' context. */
 typedef struct lbm_run {
@@ -17,8 +23,12 @@ typedef struct lbm_run {
   lbm_outcome out;        /* steps done and, with --until-steady, whether it got there */
 } lbm_run;
 
-/* setup.c: the host and device bytes a rank will allocate (kit_check_memory). */
-void lbm_memory(const kit_env *env, const lbm_params *p, const kit_variant *v, double *host, double *device);
+/* setup.c: the kit_app hooks check (params: an lbm_args), outputs, gpu_limit and plan (the
+ * rules that depend on the GPUs, the --restart check and the memory model). */
+int lbm_check(const kit_env *env, void *params, const char *variant);
+int lbm_outputs(const void *params, const char **flags, const char **paths);
+int lbm_gpu_limit(const kit_env *env, const void *params);
+int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device);
 /* setup.c: the kit_app hooks context, free_context, cpu_units and set_cpu_fraction. */
 int lbm_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo);
 void lbm_free_context(void *ctx);

@@ -1,17 +1,72 @@
-/* setup.c: lbm's problem on this rank, for kit_main (kit/app.h): the context every variant's
- * setup gets (a z-slab and its two neighbours, Risso Sec. 4.2's decomposition), the planes a
- * restart starts from, the hybrid's CPU share (Sourouri Paper II: whole top planes of the
- * slab, Sec. 4.3's CPU part), and what the run will allocate, so that kit_main refuses a
+/* setup.c: lbm's rules and its problem on this rank, for kit_main (kit/app.h): the rules that
+ * need no allocation (check, and plan once the GPUs are chosen: DESIGN.md Sec. 4), the context
+ * every variant's setup gets (a z-slab and its two neighbours, Risso Sec. 4.2's decomposition),
+ * the planes a restart starts from, the hybrid's CPU share (Sourouri Paper II: whole top planes
+ * of the slab, Sec. 4.3's CPU part), and what the run will allocate, so that kit_main refuses a
  * problem that cannot fit before anything large exists. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/checkpoint.h"
 #include "kit/hybrid.h"
 #include "kit/slab.h"
 #include "run.h"
 
-void lbm_memory(const kit_env *env, const lbm_params *p, const kit_variant *v, double *host, double *device) {
+/* Rules that need no allocation and no GPU (DESIGN.md Sec. 4): exit 2 with one line. */
+int lbm_check(const kit_env *env, void *params, const char *variant) {
+  lbm_args *a = params;
+  lbm_params *p = &a->p;
+  const int cavity = strcmp(p->flow, "cavity") == 0, steady = p->until_steady > 0.0;
+  if ((p->run.checkpoint || p->run.restart) && steady)
+    return kit_usage_error(
+        env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady");
+  if (a->lid_given && !cavity)
+    return kit_usage_error(env, "lbm: --lid-velocity applies only to --case cavity");
+  if (a->peak_given && cavity)
+    return kit_usage_error(env, "lbm: --peak-velocity applies only to --case poiseuille");
+  if (a->every_given && !steady)
+    return kit_usage_error(env, "lbm: --check-every applies only with --until-steady");
+  if (p->size[2] < env->nranks)
+    return kit_usage_error(
+        env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p->size[2], env->nranks);
+  /* One halo message carries five populations of an xy-plane. */
+  if ((double)LBM_ZQ * p->size[0] * (double)p->size[1] > 2147483647.0)
+    return kit_usage_error(env,
+                           "lbm: --size: an xy-plane of %d x %d cells is too large for one MPI message "
+                           "(5 populations, at most 2^31-1 values)",
+                           p->size[0], p->size[1]);
+  if (steady && !a->iters_given) p->run.iters = 1000000; /* the cap, unless given */
+  /* Poiseuille's default keeps tau near 1, where BGK's wall slip is small (README.md). */
+  if (!a->re_given) p->re = cavity ? 100.0 : 10.0;
+  lbm_derive(p);
+  /* BGK is unstable as tau approaches 1/2; below 0.5005 no grid we can afford is stable. */
+  if (p->tau < 0.5005)
+    return kit_usage_error(env,
+                           "lbm: --re: tau = 3 nu + 1/2 = %.6f is too close to 1/2 to be stable "
+                           "(lower --re or raise --size or the velocity)",
+                           p->tau);
+  /* The GPU kernel's grid covers y and z with one row and one plane per block. */
+  if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
+    return kit_usage_error(env, "lbm: --size: the GPU variants take ny and nz up to 65535");
+  return -1;
+}
+
+int lbm_outputs(const void *params, const char **flags, const char **paths) {
+  const lbm_params *p = params;
+  flags[0] = "--dump", flags[1] = "--vtk", flags[2] = "--profile";
+  paths[0] = p->dump, paths[1] = p->vtk, paths[2] = p->profile;
+  return 3;
+}
+
+/* multi-thread without --gpus: every GPU that has a plane to hold. */
+int lbm_gpu_limit(const kit_env *env, const void *params) {
+  return ((const lbm_params *)params)->size[2] / env->nranks;
+}
+
+static void lbm_memory(const kit_env *env, const lbm_params *p, const kit_variant *v, double *host,
+                       double *device) {
   /* Two lattices per rank, the steady-check and fetch buffers; on rank 0 the gathered field
    * and, for the oracle, two whole lattices and its result. */
   const double plane = (double)p->size[0] * p->size[1] * 8.0;
@@ -28,6 +83,30 @@ void lbm_memory(const kit_env *env, const lbm_params *p, const kit_variant *v, d
   if (p->run.restart) *host += LBM_Q * slab + (root ? LBM_Q * cells : 0.0);
   if (p->run.checkpoint) *host += LBM_Q * slab + (root ? LBM_Q * cells : 0.0);
   *device = 3.0 * LBM_Q * slab;
+}
+
+int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+  lbm_params *p = params;
+  if (v->gpus_max > 0 && p->size[2] < env->nranks * gpus)
+    return kit_usage_error(env,
+                           "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs "
+                           "(each GPU needs at least one plane)",
+                           p->size[2], env->nranks, gpus);
+  /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
+  if (p->halo_mode == LBM_HALO_CUDA_AWARE && !lbm_mpi_cuda_aware())
+    return kit_skip(env, "lbm", v->name, "MPI library is not CUDA-aware");
+  if (p->run.restart) {
+    /* The whole file now (header and checksum): a checkpoint of another problem, or a
+     * damaged one, is bad input, refused before anything is allocated. */
+    double ident[KIT_CKPT_MAX_IDENT];
+    const int nid = lbm_checkpoint_ident(p, ident);
+    const unsigned long long count = (unsigned long long)LBM_Q * p->size[0] * p->size[1] * p->size[2];
+    const int rc = kit_restart_check(env, "lbm", p->run.restart, ident, nid, sizeof(double), count,
+                                     p->run.iters, "--iters", &p->start_step);
+    if (rc >= 0) return rc;
+  }
+  lbm_memory(env, p, v, host, device);
+  return -1;
 }
 
 int lbm_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {

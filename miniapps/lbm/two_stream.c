@@ -138,8 +138,8 @@ const lbm_variant lbm_two_stream = {
     .base =
         {
             .name = "two-stream",
-            .summary = "one rank per GPU; boundary stream (update, faces out, MPI, faces in; --halo) "
-                       "overlaps the bulk stream",
+            .summary = "one rank per GPU; "
+                       "boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream",
             .needs_gpu = 1,
             .setup = ts_setup,
             .reset = ts_reset,

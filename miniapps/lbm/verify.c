@@ -258,8 +258,8 @@ void lbm_verify(const lbm_params *p, const kit_env *env, const double *all, cons
       const int ok = res[AK_INT] <= AK_TOL_INTERIOR && res[AK_EXT] <= AK_TOL_EXTREMA;
       kit_report_check(r, "ak2005_profiles", ok ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, res[AK_INT],
                        AK_TOL_INTERIOR,
-                       "centre lines vs Albensoeder-Kuhlmann 2005 T5/T6: interior max %.4f, all max %.4f, "
-                       "extrema %.4f (limits %.2f, -, %.2f) x U",
+                       "centre lines vs Albensoeder-Kuhlmann 2005 T5/T6: "
+                       "interior max %.4f, all max %.4f, extrema %.4f (limits %.2f, -, %.2f) x U",
                        res[AK_INT], res[AK_MAX], res[AK_EXT], AK_TOL_INTERIOR, AK_TOL_EXTREMA);
     }
   } else {
