@@ -74,8 +74,8 @@ int pt_check_tiling(const pt_params *p, char *err, size_t errlen) {
   const double shell = (double)(p->nc[0] + 2) * (p->nc[1] + 2) * (p->nc[2] + 2);
   if (shell > (double)PT_MAX_CELLS) {
     snprintf(err, errlen,
-             "--rc %g tiles the box %.6g x %.6g x %.6g into %d x %d x %d cells, %.3g with their one-cell "
-             "shell, more than %lld (a larger --rc or a smaller box)",
+             "--rc %g tiles the box %.6g x %.6g x %.6g into %d x %d x %d cells, "
+             "%.3g with their one-cell shell, more than %lld (a larger --rc or a smaller box)",
              p->rc, p->box[0], p->box[1], p->box[2], p->nc[0], p->nc[1], p->nc[2], shell, PT_MAX_CELLS);
     return -1;
   }

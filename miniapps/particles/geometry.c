@@ -88,8 +88,8 @@ int pt_geom_read(const char *path, pt_geom *g, char *err, size_t errlen) {
     const size_t len = strcspn(w, " \t\r\n");
     if (strspn(w + len, " \t\r\n") != strlen(w + len)) {
       snprintf(err, errlen,
-               "line %ld: row %d (y %d, z %d): expected one word of %d characters 0 or 1, found more than "
-               "one field",
+               "line %ld: row %d (y %d, z %d): "
+               "expected one word of %d characters 0 or 1, found more than one field",
                r.line, row, y, z, nx);
       goto out;
     }
@@ -210,7 +210,7 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
     if (f < 1.0) {
       snprintf(err, errlen,
                "the domain's edge L%c = %.6g is shorter than one fcc unit cell (%.6g at density %g)",
-               "xyz"[k], p -> box[k], a, p -> density);
+               (char)('x' + k), p->box[k], a, p->density);
       return -1;
     }
     p->cells[k] = f > 1e6 ? 1000000 : (int)f;
@@ -220,8 +220,8 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
    * make a few bytes of mask a scan of billions of sites (and int cell counts overflow). */
   if (lattice > (double)PT_GEOM_MAX_SITES) {
     snprintf(err, errlen,
-             "the domain of %.6g x %.6g x %.6g (voxel edge H = %g) holds a lattice of %.3g fcc sites at "
-             "density %g, more than %.3g",
+             "the domain of %.6g x %.6g x %.6g (voxel edge H = %g) "
+             "holds a lattice of %.3g fcc sites at density %g, more than %.3g",
              p->box[0], p->box[1], p->box[2], g->h, lattice, p->density, (double)PT_GEOM_MAX_SITES);
     return -1;
   }
@@ -229,7 +229,7 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
   for (int k = 0; k < 3; ++k)
     if (p->nc[k] < 1) {
       snprintf(err, errlen, "--rc: %g is too large for the domain: L%c = %.6g holds no cell of side >= rc",
-               p->rc, "xyz"[k], p -> box[k]);
+               p->rc, (char)('x' + k), p->box[k]);
       return -1;
     }
   const double tiling = (double)p->nc[0] * p->nc[1] * p->nc[2];

@@ -256,7 +256,7 @@ int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_p
     for (int a = 0; a < 3; ++a)
       if (!(v[1 + a] >= 0.0 && v[1 + a] < box[a])) {
         snprintf(err, errlen, "line %ld: particle %lld: %c = %g is outside the box [0, %g)", r.line, id,
-                 "xyz"[a], v[1 + a], box[a]);
+                 (char)('x' + a), v[1 + a], box[a]);
         rc = -1;
         break;
       }

@@ -1,18 +1,16 @@
 /* main.c: particles' options, hooks and descriptor; kit_main (kit/app.h) runs it: parse,
  * refuse, choose GPUs, check memory, ceilings, the hybrid share, warm up, profile, time,
- * verify, report. problem.c builds the problem, report.c reports it; the variants (cpu.c
- * naive.c two_stream.c multi_thread.c hybrid.c) do the time steps. Bernaschi et al. Sec.
- * 3.2; see README.md in this folder.
+ * verify, report. problem.c builds the problem (the hooks pt_check, pt_plan, pt_context,
+ * pt_restart_check_forces), report.c reports it (pt_describe, pt_finish); the variants (cpu.c
+ * naive.c two_stream.c multi_thread.c hybrid.c) do the time steps. Bernaschi et al. Sec. 3.2;
+ * see README.md in this folder.
  *   build/bin/particles --variant list
  *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
  *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100
  *   mpiexec -n 4 build/bin/particles --domain tube --cells 12,10,6 --rc 2.0 --iters 50 */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "kit/app.h"
-#include "kit/check.h"
 #include "kit/slab.h"
 #include "problem.h"
 
@@ -37,62 +35,11 @@ static int parse_ranks(const char *arg, void *dest, char *err, size_t errlen) {
   return -1;
 }
 
-/* Flag rules, the domain (its files read and refused here, on any machine) and the tile grid.
- * multi-thread's tiles are ranks x the GPUs kit_main will give each process (kit_mt_gpus:
- * --gpus, or every visible one; one where none is), so its grid is refused before it skips. */
-static int check(const kit_env *env, void *params, const char *variant) {
-  pt_problem *pb = params;
-  pt_params *p = &pb->p;
-  const int is_mt = strcmp(variant, "multi-thread") == 0;
-  p->allpairs_max = (long long)pb->allpairs;
-  if (is_mt && p->run.gpus > PT_MT_MAX_GPUS)
-    return kit_usage_error(
-        env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process", PT_MT_MAX_GPUS);
-  if (p->run.checkpoint_every > 0 && !p->run.checkpoint)
-    return kit_usage_error(env, "particles: --checkpoint-every needs --checkpoint FILE");
-  if (pb->drift_given && !p->shift)
-    return kit_usage_error(
-        env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
-  int rc = pt_build_domain(pb, env), tiles = 1;
-  if (rc >= 0) return rc;
-  if (is_mt && (tiles = kit_mt_gpus(env, "particles", p->run.gpus, PT_MT_MAX_GPUS)) < 0)
-    return KIT_EXIT_USAGE;
-  if ((rc = pt_tile_grid(pb, env, tiles > 0 ? tiles : 1, is_mt)) >= 0) return rc;
-  /* Its threads post their own messages: a skip, as for a machine without the GPU. */
-  if (is_mt && env->nranks > 1 && env->thread_level < MPI_THREAD_MULTIPLE)
-    return kit_skip(env, "particles", variant, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE");
-  return -1;
-}
-
 static int outputs(const void *params, const char **flags, const char **paths) {
   const pt_params *p = params;
   flags[0] = "--dump", paths[0] = p->dump;
   flags[1] = "--dump-cells", paths[1] = p->dump_cells;
   return 2;
-}
-
-/* The GPUs given (multi-thread: its tiles per rank), the METIS parts, --restart's file, and
- * what this rank will allocate. */
-static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
-                double *device) {
-  pt_problem *pb = params;
-  pt_params *p = &pb->p;
-  const int is_mt = v->gpus_max > 0, T = is_mt ? gpus : 1;
-  int rc = T == pb->tiles_per_rank ? -1 : pt_tile_grid(pb, env, T, is_mt);
-  if (rc < 0 && pb->irregular) rc = pt_partition(pb, env, is_mt);
-  if (rc < 0 && p->run.restart) rc = pt_restart_read(pb, env);
-  if (rc >= 0) return rc;
-  memcpy(p->ranks, pb->dims, sizeof pb->dims); /* multi-thread tiles this grid (multi_thread.c) */
-  pt_memory(pb, env, v->needs_gpu, T, host, device);
-  return -1;
-}
-
-static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
-  pt_run *r = *ctx = calloc(1, sizeof(pt_run));
-  if (!r) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
-  r->pb = params;
-  *todo = r->pb->p.run.iters - r->pb->p.start_step; /* a restarted run does the steps left */
-  return pt_run_build(r, env, v->gpus_max > 0);
 }
 
 /* hybrid: its CPU cells of share f (kit_cpu_planes over the owned cells, as hybrid.c). */
@@ -101,13 +48,6 @@ static int cpu_units(const void *ctx, double f) {
 }
 static void set_cpu_fraction(void *ctx, double f) {
   ((pt_run *)ctx)->c.cpu_fraction = f;
-}
-
-/* Not a timing of its own (0: kit_main's loop); the one hook between the variant's set-up and
- * its steps, where a restart's recomputed forces must equal the checkpoint's. */
-/* --restart: the forces recomputed at set-up must be the checkpoint's, bit for bit. */
-static void started(void *ctx, const kit_variant *v, void *st) {
-  if (((pt_run *)ctx)->pb->ck) pt_restart_check_forces(ctx, (const pt_variant *)v, st);
 }
 
 static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
@@ -155,8 +95,8 @@ int main(int argc, char **argv) {
       "GPUs a node's ranks share, one a rank (multi-thread: GPUs, threads and tiles per process, at most 16) "
       "(0: all visible)";
   kit_option_named(opts, "cpu-fraction")->help =
-      "CPU share of each rank's owned cells, frontier first (auto: the triads' model, kept only if it beats "
-      "share 0)";
+      "CPU share of each rank's owned cells, frontier first "
+      "(auto: the triads' model, kept only if it beats share 0)";
   const kit_app app = {
       .name = "particles",
       .summary =
@@ -167,15 +107,15 @@ int main(int argc, char **argv) {
       .opts = opts,
       .run = &p->run,
       .params = &pb,
-      .check = check,
+      .check = pt_check,
       .outputs = outputs,
-      .plan = plan,
-      .context = context,
+      .plan = pt_plan,
+      .context = pt_context,
       .free_context = pt_run_free,
       .cpu_units = cpu_units,
       .set_cpu_fraction = set_cpu_fraction,
       .cpu_unit = "cells",
-      .started = started,
+      .started = pt_restart_check_forces,
       .measure = measure,
       .describe = pt_describe,
       .checkpoint = pt_checkpoint,

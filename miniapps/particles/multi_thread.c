@@ -301,9 +301,8 @@ static void mt_teardown(void *st) {
  * themselves when tiles of several processes meet (MPI_THREAD_MULTIPLE). */
 const pt_variant pt_multi_thread = {
     .base = {.name = "multi-thread",
-             .summary =
-                 "one process, an OpenMP thread per GPU (tile); threads exchange through host memory, MPI "
-                 "between processes",
+             .summary = "one process, an OpenMP thread per GPU (tile); "
+                        "threads exchange through host memory, MPI between processes",
              .needs_gpu = 1,
              .setup = mt_setup,
              .reset = mt_reset,

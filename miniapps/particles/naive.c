@@ -45,8 +45,8 @@ static void *naive_setup(const void *ctx) {
 
 const pt_variant pt_naive = {
     .base = {.name = "naive",
-             .summary = "one rank per GPU, one stream: drift, migrate, sort, then D2H, MPI, H2D of the "
-                        "frontier, then all forces",
+             .summary = "one rank per GPU, one stream: "
+                        "drift, migrate, sort, then D2H, MPI, H2D of the frontier, then all forces",
              .needs_gpu = 1,
              .setup = naive_setup,
              PT_RV_BASE},

@@ -204,7 +204,7 @@ typedef struct pt_traffic {
   long long steps;            /* steps these counters cover */
 } pt_traffic;
 
-/* What a variant gets from the app (problem.c: pt_run_build). */
+/* What a variant gets from the app (problem.c: pt_context). */
 typedef struct pt_ctx {
   const pt_params *p;
   const kit_env *env;

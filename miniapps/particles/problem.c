@@ -1,9 +1,10 @@
-/* problem.c: the particles problem behind kit_main's hooks (main.c): the domain from the flags
- * (the fcc lattice in a periodic box, an --input file, or an irregular domain: the tube or a
- * voxel mask with walls), the tile grid of ranks (x threads for multi-thread) or METIS parts,
- * --checkpoint / --restart, each rank's initial particles and --dump-cells. Bernaschi et al.
- * Sec. 3.2.1 (the tiling by cells of side >= rc, each tile a rank's subdomain); the tiling's
- * classification itself is cells.c's. README.md in this folder. */
+/* problem.c: the particles problem as kit_main's hooks check, plan, context and started build
+ * it (main.c names them in its descriptor): the domain from the flags (the fcc lattice in a
+ * periodic box, an --input file, or an irregular domain: the tube or a voxel mask with walls),
+ * the tile grid of ranks (x threads for multi-thread) or METIS parts, --checkpoint / --restart,
+ * each rank's initial particles and --dump-cells. Bernaschi et al. Sec. 3.2.1 (the tiling by
+ * cells of side >= rc, each tile a rank's subdomain); the tiling's classification itself is
+ * cells.c's. README.md in this folder. */
 #include "problem.h"
 
 #include <math.h>
@@ -187,7 +188,7 @@ static int checkpoint_ident(const pt_params *p, double *ident) {
 
 /* The rules of the domain (DESIGN.md Sec. 4: before anything is sized by it). Irregular
  * domains (every variant): METIS instead of a rank grid, the lattice instead of --input. */
-int pt_build_domain(pt_problem *pb, const kit_env *env) {
+static int build_domain(pt_problem *pb, const kit_env *env) {
   pt_params *p = &pb->p;
   pb->irregular = strcmp(p->domain, "box") != 0;
   if (pb->irregular) {
@@ -244,9 +245,9 @@ int pt_build_domain(pt_problem *pb, const kit_env *env) {
   for (int a = 0; a < 3 && !pb->irregular; ++a)
     if (p->nc[a] < 3)
       return kit_usage_error(env,
-                             "particles: --rc: %g is too large for the box: L%c = %.6g holds %d cell%s of "
-                             "side >= rc, 3 are needed",
-                             p->rc, "xyz"[a], p -> box[a], p -> nc[a], p -> nc[a] == 1 ? "" : "s");
+                             "particles: --rc: %g is too large for the box: "
+                             "L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
+                             p->rc, (char)('x' + a), p->box[a], p->nc[a], p->nc[a] == 1 ? "" : "s");
   /* A tiling the int cell indices cannot hold, or a box of mostly empty cells (cells.c),
    * before anything is sized by it. (Walls: pt_geom_setup has its own limits.) */
   if (!pb->irregular) {
@@ -257,8 +258,8 @@ int pt_build_domain(pt_problem *pb, const kit_env *env) {
 }
 
 /* multi-thread tiles the box over ranks x threads (one thread per GPU); the others over the
- * ranks. An irregular domain has METIS parts instead (pt_partition): dims stays {tiles, 1, 1}. */
-int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_mt) {
+ * ranks. An irregular domain has METIS parts instead (partition): dims stays {tiles, 1, 1}. */
+static int tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_mt) {
   const pt_params *p = &pb->p;
   const int ntiles = env->nranks * tiles_per_rank;
   int *dims = pb->dims;
@@ -287,15 +288,15 @@ int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_
       return kit_usage_error(
           env,
           "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
-          is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", "xyz"[a], dims[0], dims[1], dims[2],
-          p -> nc[a]);
+          is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", (char)('x' + a), dims[0], dims[1],
+          dims[2], p->nc[a]);
   return -1;
 }
 
 /* A METIS part of the occupied cells per tile (per rank; for multi-thread per thread of every
  * rank, tile q on thread q % T of rank q / T, as on the grid), computed on rank 0 (seed 1)
  * and broadcast, so every rank holds the same map. */
-int pt_partition(pt_problem *pb, const kit_env *env, int is_mt) {
+static int partition(pt_problem *pb, const kit_env *env, int is_mt) {
   const int ntiles = pb->dims[0];
   struct {
     int bad;
@@ -319,8 +320,8 @@ int pt_partition(pt_problem *pb, const kit_env *env, int is_mt) {
 }
 
 /* --restart: rank 0 reads and checks the checkpoint (this problem's, whole, before --iters),
- * every rank gets it and keeps the particles whose cell it owns, as --input (pt_run_build). */
-int pt_restart_read(pt_problem *pb, const kit_env *env) {
+ * every rank gets it and keeps the particles whose cell it owns, as --input (pt_context). */
+static int restart_read(pt_problem *pb, const kit_env *env) {
   pt_params *p = &pb->p;
   struct {
     int bad, start;
@@ -362,10 +363,82 @@ int pt_restart_read(pt_problem *pb, const kit_env *env) {
   return -1;
 }
 
-int pt_run_build(pt_run *r, const kit_env *env, int is_mt) {
-  pt_problem *pb = r->pb;
+/* The host and device bytes this rank will allocate, T tiles a rank (kit_check_memory). */
+static void memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int T, double *host,
+                   double *device) {
   const pt_params *p = &pb->p;
-  const int T = pb->tiles_per_rank;
+  /* Per particle: owned state and scratch about 250 bytes, twice for imbalance and copies;
+   * rank 0 gathers 80 bytes a particle and the references 100 more, when they run; the cells
+   * of this rank's tiles, shell included (a sparse box's cost, not its particles'). */
+  const double n = (double)p->n, tile_cells = pt_tile_cells_max(p->nc, pb->dims);
+  *host = 500.0 * n / env->nranks + 1e6 + PT_CELL_HOST_BYTES * tile_cells * T;
+  if (env->rank == 0 && (p->n <= p->allpairs_max || p->dump)) *host += 300.0 * n;
+  if (p->run.restart) *host += 8.0 * PT_REC * n; /* the checkpoint, on every rank */
+  /* GPU variants: pinned mirrors (about 100 bytes a particle with the copies) and the fetch;
+   * on the device about 700 bytes a particle slot (two sets for the sort, forces, the
+   * permutation, leavers, the external cells' copies: generous for tiles of a few thousand
+   * cells or more) and the tile's cell rows and tables, the tiles shared out over the
+   * devices this process uses. */
+  const int devices = T < env->gpus_visible ? T : env->gpus_visible;
+  if (needs_gpu) *host += 200.0 * n / env->nranks;
+  *device =
+      (700.0 * n / (env->nranks * T) + PT_CELL_DEVICE_BYTES * tile_cells) * T / (devices > 0 ? devices : 1) +
+      64e6;
+}
+
+/* kit_app.check: the flag rules, the domain (its files read and refused here, on any machine)
+ * and the tile grid. multi-thread's tiles are ranks x the GPUs kit_main will give each process
+ * (kit_mt_gpus: --gpus, or every visible one; one where none is), so its grid is refused
+ * before it skips. */
+int pt_check(const kit_env *env, void *params, const char *variant) {
+  pt_problem *pb = params;
+  pt_params *p = &pb->p;
+  const int is_mt = strcmp(variant, "multi-thread") == 0;
+  p->allpairs_max = (long long)pb->allpairs;
+  if (is_mt && p->run.gpus > PT_MT_MAX_GPUS)
+    return kit_usage_error(
+        env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process", PT_MT_MAX_GPUS);
+  if (p->run.checkpoint_every > 0 && !p->run.checkpoint)
+    return kit_usage_error(env, "particles: --checkpoint-every needs --checkpoint FILE");
+  if (pb->drift_given && !p->shift)
+    return kit_usage_error(
+        env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
+  int rc = build_domain(pb, env), tiles = 1;
+  if (rc >= 0) return rc;
+  if (is_mt && (tiles = kit_mt_gpus(env, "particles", p->run.gpus, PT_MT_MAX_GPUS)) < 0)
+    return KIT_EXIT_USAGE;
+  if ((rc = tile_grid(pb, env, tiles > 0 ? tiles : 1, is_mt)) >= 0) return rc;
+  /* Its threads post their own messages: a skip, as for a machine without the GPU. */
+  if (is_mt && env->nranks > 1 && env->thread_level < MPI_THREAD_MULTIPLE)
+    return kit_skip(env, "particles", variant, "multi-thread over several ranks needs MPI_THREAD_MULTIPLE");
+  return -1;
+}
+
+/* kit_app.plan: the GPUs given (multi-thread: its tiles per rank), the METIS parts,
+ * --restart's file, and what this rank will allocate. */
+int pt_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+  pt_problem *pb = params;
+  pt_params *p = &pb->p;
+  const int is_mt = v->gpus_max > 0, T = is_mt ? gpus : 1;
+  int rc = T == pb->tiles_per_rank ? -1 : tile_grid(pb, env, T, is_mt);
+  if (rc < 0 && pb->irregular) rc = partition(pb, env, is_mt);
+  if (rc < 0 && p->run.restart) rc = restart_read(pb, env);
+  if (rc >= 0) return rc;
+  memcpy(p->ranks, pb->dims, sizeof pb->dims); /* multi-thread tiles this grid (multi_thread.c) */
+  memory(pb, env, v->needs_gpu, T, host, device);
+  return -1;
+}
+
+/* kit_app.context: this rank's run (a pt_run, the variants' pt_ctx first): its tiling, its
+ * initial particles (checkpoint, --input with the spacing check, or the lattice),
+ * --dump-cells, the tiling summary. */
+int pt_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
+  pt_run *r = *ctx = calloc(1, sizeof(pt_run));
+  if (!r) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
+  pt_problem *pb = r->pb = params;
+  const pt_params *p = &pb->p;
+  const int is_mt = v->gpus_max > 0, T = pb->tiles_per_rank;
+  *todo = p->run.iters - p->start_step; /* a restarted run does the steps left */
   r->c.p = p;
   r->c.env = env;
   r->c.comm = MPI_COMM_WORLD;
@@ -413,13 +486,17 @@ void pt_run_free(void *ctx) {
   free(r);
 }
 
-/* The forces the integrator carries into the next step are recomputed from the positions;
- * they must be the checkpoint's, bit for bit (each particle's sum runs over its neighbour
- * cells in (cell, id) order whatever the rank grid). */
-void pt_restart_check_forces(pt_run *r, const pt_variant *v, void *st) {
+/* kit_app.started: not a timing of its own (kit_main's loop times the steps), the one hook
+ * between the variant's set-up and its steps. --restart: the forces the integrator carries
+ * into the next step are recomputed from the positions; they must be the checkpoint's, bit
+ * for bit (each particle's sum runs over its neighbour cells in (cell, id) order whatever the
+ * rank grid). */
+void pt_restart_check_forces(void *ctx, const kit_variant *v, void *st) {
+  const pt_run *r = ctx;
   pt_problem *pb = r->pb;
+  if (!pb->ck) return;
   long long got = 0;
-  double *now = pt_gather(v, st, MPI_COMM_WORLD, &got);
+  double *now = pt_gather((const pt_variant *)v, st, MPI_COMM_WORLD, &got);
   int same = 1;
   if (r->c.env->rank == 0)
     same = got == pb->p.n && memcmp(now, pb->ck, (size_t)got * PT_REC * sizeof *now) == 0;
@@ -448,27 +525,6 @@ void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
                         (uint64_t)PT_REC * (uint64_t)got);
   }
   free(all);
-}
-
-void pt_memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int T, double *host, double *device) {
-  const pt_params *p = &pb->p;
-  /* Per particle: owned state and scratch about 250 bytes, twice for imbalance and copies;
-   * rank 0 gathers 80 bytes a particle and the references 100 more, when they run; the cells
-   * of this rank's tiles, shell included (a sparse box's cost, not its particles'). */
-  const double n = (double)p->n, tile_cells = pt_tile_cells_max(p->nc, pb->dims);
-  *host = 500.0 * n / env->nranks + 1e6 + PT_CELL_HOST_BYTES * tile_cells * T;
-  if (env->rank == 0 && (p->n <= p->allpairs_max || p->dump)) *host += 300.0 * n;
-  if (p->run.restart) *host += 8.0 * PT_REC * n; /* the checkpoint, on every rank */
-  /* GPU variants: pinned mirrors (about 100 bytes a particle with the copies) and the fetch;
-   * on the device about 700 bytes a particle slot (two sets for the sort, forces, the
-   * permutation, leavers, the external cells' copies: generous for tiles of a few thousand
-   * cells or more) and the tile's cell rows and tables, the tiles shared out over the
-   * devices this process uses. */
-  const int devices = T < env->gpus_visible ? T : env->gpus_visible;
-  if (needs_gpu) *host += 200.0 * n / env->nranks;
-  *device =
-      (700.0 * n / (env->nranks * T) + PT_CELL_DEVICE_BYTES * tile_cells) * T / (devices > 0 ? devices : 1) +
-      64e6;
 }
 
 void pt_problem_free(pt_problem *pb) {

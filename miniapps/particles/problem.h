@@ -32,25 +32,19 @@ typedef struct pt_run {
                         tiles; the most connections and neighbour tiles of one tile */
 } pt_run;
 
-/* The domain from the flags (lattice box, --input, tube, mask) and its tiling's rules: -1, or
- * the exit code after one line. Collective (every rank reads the files, one verdict). */
-int pt_build_domain(pt_problem *pb, const kit_env *env);
-/* The tile grid of tiles_per_rank tiles a rank (pb->dims, pb->tiles_per_rank; irregular:
- * {tiles, 1, 1}) and its rules (--ranks, more tiles than cells): -1 or KIT_EXIT_USAGE. */
-int pt_tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int is_mt);
-/* Irregular domains: the METIS parts, one per tile, computed on rank 0 and broadcast. */
-int pt_partition(pt_problem *pb, const kit_env *env, int is_mt);
-/* --restart: rank 0 reads and checks the checkpoint, every rank gets pb->ck. */
-int pt_restart_read(pt_problem *pb, const kit_env *env);
-/* This rank's run context: its tiling, its initial particles (checkpoint, --input with the
- * spacing check, or the lattice), --dump-cells, the tiling summary. -1 or an exit code. */
-int pt_run_build(pt_run *r, const kit_env *env, int is_mt);
+/* kit_main's hooks (kit/app.h), problem.c. check: the flag rules, the domain (its files read
+ * here, collectively) and the tile grid (ranks, or ranks x threads for multi-thread). plan:
+ * the grid for the GPUs given, the METIS parts of an irregular domain, --restart's file, this
+ * rank's host and device bytes. context: this rank's pt_run, its tiling, its initial particles
+ * (checkpoint, --input with the spacing check, or the lattice), --dump-cells. */
+int pt_check(const kit_env *env, void *params, const char *variant);
+int pt_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device);
+int pt_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo);
 /* kit_app.free_context: the tiling, the initial particles and the pt_run itself. */
 void pt_run_free(void *ctx);
-/* After the variant's set-up from --restart: the recomputed forces must be the checkpoint's. */
-void pt_restart_check_forces(pt_run *r, const pt_variant *v, void *st);
-/* The host and device bytes this rank will allocate, T tiles a rank (kit_check_memory). */
-void pt_memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int T, double *host, double *device);
+/* kit_app.started: after a set-up from --restart, the recomputed forces must be the
+ * checkpoint's (nothing without --restart). */
+void pt_restart_check_forces(void *ctx, const kit_variant *v, void *st);
 /* kit_app.checkpoint: every particle's record after `step` steps, gathered, written by rank 0. */
 void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step);
 void pt_problem_free(pt_problem *pb);

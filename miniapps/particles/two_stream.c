@@ -52,8 +52,8 @@ static void *ts_setup(const void *ctx) {
 
 const pt_variant pt_two_stream = {
     .base = {.name = "two-stream",
-             .summary = "one rank per GPU; internal cells on the bulk stream while the frontier goes D2H, "
-                        "MPI, H2D and computes",
+             .summary = "one rank per GPU; internal cells on the bulk stream "
+                        "while the frontier goes D2H, MPI, H2D and computes",
              .needs_gpu = 1,
              .setup = ts_setup,
              PT_RV_BASE},

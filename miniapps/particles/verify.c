@@ -309,8 +309,8 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     if (s0 > 0)
       kit_report_check(
           r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
-          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks restarted at step %d vs the uninterrupted "
-          "single-rank cpu run of %d steps from the initial state (limit 0)",
+          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks restarted at step %d "
+          "vs the uninterrupted single-rank cpu run of %d steps from the initial state (limit 0)",
           res[OR_X], res[OR_V], env->nranks, s0, total);
     else
       kit_report_check(
