@@ -133,10 +133,6 @@ int lbm_checkpoint_ident(const lbm_params *p, double *ident);
 void lbm_checkpoint_save(const lbm_params *p, const kit_env *env, const double *gathered, int step);
 double *lbm_restart_load(lbm_params *p, const kit_env *env, const lbm_block *b);
 
-/* cuda_aware.c: 1 if the MPI library says, at run time, that it accepts CUDA device pointers
- * (MPIX_Query_cuda_support where the header declares it), 0 otherwise or when it cannot tell. */
-int lbm_mpi_cuda_aware(void);
-
 /* reference.c: the serial oracle on the whole domain: `steps` steps from the initial state,
  * then rho, ux, uy, uz of every cell (4 * nx*ny*nz doubles) into out. */
 void lbm_reference(const lbm_params *p, int steps, double *out);

@@ -9,6 +9,7 @@
 
 #include "kit/check.h"
 #include "kit/checkpoint.h"
+#include "kit/exchange.h"
 #include "kit/hybrid.h"
 #include "kit/slab.h"
 #include "run.h"
@@ -93,7 +94,7 @@ int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, d
                            "(each GPU needs at least one plane)",
                            p->size[2], env->nranks, gpus);
   /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
-  if (p->halo_mode == LBM_HALO_CUDA_AWARE && !lbm_mpi_cuda_aware())
+  if (p->halo_mode == LBM_HALO_CUDA_AWARE && !kit_mpi_cuda_aware())
     return kit_skip(env, "lbm", v->name, "MPI library is not CUDA-aware");
   if (p->run.restart) {
     /* The whole file now (header and checksum): a checkpoint of another problem, or a
