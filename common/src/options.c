@@ -201,8 +201,8 @@ static int prefix_candidates(const kit_option *opts, int n, const char *arg, cha
   return count;
 }
 
-/* Two spellings of one setting (ising's --sweeps and --iters: the same destination) given
- * together would silently keep the last: the option already given that shares option i's
+/* Two spellings of one setting (two rows with the same destination, as ising's --sweeps and
+ * --iters were) given together would silently keep the last: the option already given that shares option i's
  * destination under another name, or NULL. Flags are exempt (--verify ... --no-verify is
  * an override), and so is repeating the very same option, as scripts do to override a
  * default they were handed. */

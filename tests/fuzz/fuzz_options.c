@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       {"alpha", KIT_OPT_DOUBLE, &alpha, "A", "alpha", -1, 1, 0, NULL, NULL, NULL},
       {"mode", KIT_OPT_STRING, &mode, "M", "mode", 1, 0, 0, "a|bb|ccc", NULL, NULL},
       {"flag", KIT_OPT_FLAG, &flag, NULL, "flag", 1, 0, 7, NULL, NULL, NULL},
-      /* Another name for --iters (as ising's --sweeps): given with it, refused. */
+      /* Another name for --iters (as ising's old --sweeps): given with it, refused. */
       {"steps", KIT_OPT_INT, &run.iters, "N", "steps", 1, 1e9, 0, NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof extra / sizeof *extra; ++i) opts[n++] = extra[i];

@@ -175,7 +175,7 @@ struct Table {
     opts[n++] = {"size", KIT_OPT_CUSTOM, size, "N", "size", 1, 0, 0, nullptr, kit_parse_size3, nullptr};
     opts[n++] = {"alpha", KIT_OPT_DOUBLE, &alpha, "A", "alpha", -1, 1, 0, nullptr, nullptr, nullptr};
     opts[n++] = {"init", KIT_OPT_STRING, &init, "KIND", "init", 1, 0, 0, "zero|random", nullptr, nullptr};
-    // ising's --sweeps: another name for --iters (the same destination).
+    // A second name for --iters (the same destination), as ising's --sweeps was.
     opts[n++] = {"sweeps", KIT_OPT_INT, &run.iters, "N", "sweeps", 0, 1e9, 0, nullptr, nullptr, nullptr};
     opts[n].type = KIT_OPT_END;
   }
