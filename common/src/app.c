@@ -128,6 +128,16 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   const int early = prologue(app, &env, argc, argv, &v, &gpus, &gpus_total);
   if (early >= 0) return kit_finalize(early);
   const kit_run *run = app->run;
+  /* One line, once, when a node runs more threads than it has cores (kit_threads_rule). */
+  if (env.oversubscribed) {
+    const char *omp = getenv("OMP_NUM_THREADS");
+    kit_log(&env,
+            "%s: %d ranks x %d OpenMP thread%s on a node of %d cores: oversubscribed, "
+            "expect slow and noisy timings (%s)",
+            app->name, env.local_size, env.threads, env.threads == 1 ? "" : "s", env.node_cores,
+            omp && *omp ? "unset OMP_NUM_THREADS and each rank takes cores / ranks"
+                        : "more ranks than cores: use fewer ranks");
+  }
 
   /* This rank's part of the problem: what only the built problem shows is refused here,
    * before anything is measured. */

@@ -1,12 +1,15 @@
 /* runtime.c: MPI start-up, node-local rank, GPU choice, staging memory (kit/runtime.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "kit/runtime.h"
 
 #include <errno.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kit/check.h"
 #include "kit/input.h"
@@ -82,6 +85,35 @@ static void check_environment(const kit_env *env) {
   exit(KIT_EXIT_USAGE);
 }
 
+int kit_threads_rule(int cores, int ranks, int user, int *over) {
+  if (cores < 1) cores = 1;
+  if (ranks < 1) ranks = 1;
+  const int threads = user > 0 ? user : (cores / ranks > 1 ? cores / ranks : 1);
+  *over = (long long)threads * ranks > cores;
+  return threads;
+}
+
+/* The cores this node's ranks may run on: the union of their affinity masks (a launcher that
+ * binds each rank to one core leaves one each), or the online processors where there is no
+ * mask to read (collective over the node). */
+static int node_cores(const kit_env *env) {
+#ifdef CPU_COUNT
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  const int have = sched_getaffinity(0, sizeof mine, &mine) == 0;
+  int every = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&have, &every, 1, MPI_INT, MPI_MIN, env->node_comm));
+  if (every) {
+    KIT_MPI_CHECK(MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, env->node_comm));
+    return CPU_COUNT(&all);
+  }
+#else
+  (void)env;
+#endif
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
 void kit_init(int *argc, char ***argv, kit_env *env) {
   memset(env, 0, sizeof *env);
   int provided = 0;
@@ -105,7 +137,14 @@ void kit_init(int *argc, char ***argv, kit_env *env) {
   KIT_MPI_CHECK(MPI_Get_processor_name(name, &len));
   snprintf(env->host_name, sizeof env->host_name, "%s", name);
   check_environment(env);
-  env->threads = omp_get_max_threads();
+  /* Threads that fit the node unless OMP_NUM_THREADS says otherwise (checked above). */
+  const char *omp = getenv("OMP_NUM_THREADS");
+  const int user = omp && *omp ? omp_get_max_threads() : 0;
+  int over = 0;
+  env->node_cores = node_cores(env);
+  env->threads = kit_threads_rule(env->node_cores, env->local_size, user, &over);
+  if (!user) omp_set_num_threads(env->threads);
+  KIT_MPI_CHECK(MPI_Allreduce(&over, &env->oversubscribed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   env->gpus_visible = kit_gpu_count();
   env->device = -1;
   cpu_model(env->cpu_model, sizeof env->cpu_model);

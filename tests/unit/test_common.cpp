@@ -13,6 +13,7 @@
 #include "kit/json.h"
 #include "kit/options.h"
 #include "kit/report.h"
+#include "kit/runtime.h"
 #include "kit/slab.h"
 #include "kit/stats.h"
 
@@ -263,4 +264,26 @@ TEST(KitFastdiv, MatchesTheDivisionOperator) {
       ASSERT_EQ(r, n % d) << n << " % " << d;
     }
   }
+}
+
+// kit_threads_rule: the node's cores shared by its ranks when OMP_NUM_THREADS is unset, the
+// user's count otherwise, and whether ranks x threads exceed the cores.
+TEST(Threads, RuleSharesTheNodeAndFlagsOversubscription) {
+  int over = -1;
+  EXPECT_EQ(kit_threads_rule(2, 1, 0, &over), 2);
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(kit_threads_rule(2, 2, 0, &over), 1);
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(kit_threads_rule(64, 4, 0, &over), 16);
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(kit_threads_rule(65, 4, 0, &over), 16);  // the remainder idles rather than oversubscribe
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(kit_threads_rule(2, 4, 0, &over), 1);  // more ranks than cores: one each, still too many
+  EXPECT_EQ(over, 1);
+  EXPECT_EQ(kit_threads_rule(2, 2, 2, &over), 2);  // the user's count is kept, and flagged
+  EXPECT_EQ(over, 1);
+  EXPECT_EQ(kit_threads_rule(16, 4, 4, &over), 4);
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(kit_threads_rule(0, 0, 0, &over), 1);  // nothing known: one thread
+  EXPECT_EQ(over, 0);
 }

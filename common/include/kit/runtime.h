@@ -17,7 +17,9 @@ typedef struct kit_env {
   int local_rank, local_size;             /* on this node */
   MPI_Comm node_comm;                     /* ranks sharing this node's memory */
   int thread_level;                       /* MPI thread support provided */
-  int threads;                            /* OpenMP threads per rank */
+  int threads;                            /* OpenMP threads per rank (kit_threads_rule) */
+  int node_cores;                         /* cores of this node the job's ranks may run on */
+  int oversubscribed;                     /* some node runs more threads than it has cores */
   int gpus_visible;                       /* CUDA devices this process sees (0 without driver or build) */
   int device;                             /* device this rank drives, -1 if none chosen */
   char device_name[256];                  /* its name, or the CPU model for CPU-only runs */
@@ -26,8 +28,13 @@ typedef struct kit_env {
 } kit_env;
 
 /* MPI_Init_thread (asking for MPI_THREAD_MULTIPLE), errors returned to the checks,
- * node communicator, visible GPU count. */
+ * node communicator, the OpenMP threads (kit_threads_rule), visible GPU count. */
 void kit_init(int *argc, char ***argv, kit_env *env);
+
+/* The OpenMP threads of one rank: `user` when OMP_NUM_THREADS gives them (0: unset), else
+ * the node's `cores` shared by its `ranks`, at least one, so that `mpiexec -n 4` on a
+ * 2-core machine does not run 8 threads on 2 cores. *over: ranks x threads exceed cores. */
+int kit_threads_rule(int cores, int ranks, int user, int *over);
 
 /* MPI_Finalize and return `code`, so main() can `return kit_finalize(rc);`. */
 int kit_finalize(int code);
