@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 """plot.py: the pictures and the table of lab 01 (profiling with named ranges).
 
-    python3 labs/01-profiling/plot.py [DATA_DIR]
+    python3 labs/01-profiling/plot.py [--data DATA_DIR] [--outdir DIR] [--steps N]
     python3 labs/01-profiling/plot.py --trace my.json [--out my.png] [--steps N]
 
 DATA_DIR (default labs/data/h200x2-2026-11-22) holds what `ci/gpu-suite.sh ... trace`
 left: traces/*.json (Chrome trace-event files written by `laplace --trace`) and
-laplace.jsonl (kit.result/1 lines). For DATA_DIR the script writes, next to itself:
+laplace.jsonl (kit.result/1 lines). For DATA_DIR the script writes into DIR (default
+labs/out/01-profiling/, made if missing; `--outdir labs/01-profiling` refreshes the
+committed figures):
 
   timeline-<trace>.png       one timeline per trace: the last --steps profiled steps
   naive-vs-two-stream.png    the two one-rank-per-GPU schedules on one time scale
   phases.csv                 per-step phase seconds of the 2-GPU runs in laplace.jsonl
 
-With --trace it renders just that one file (for instance your own cpu.json) to --out.
+With --trace it renders just that one file (for instance your own cpu.json) to --out
+(default DIR/<trace>.png).
 Needs only the standard library and matplotlib. Formats: docs/output-schema.md.
 """
-import argparse
 import csv
 import json
 import os
@@ -29,6 +31,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "data", "h200x2-2026-11-22"))
 
 # One colour per range name, the same in every picture. Names are the kit's range names
@@ -291,17 +296,17 @@ def print_table(runs, nx, iters):
 
 # ------------------------------------------------------------------------------- main
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data_dir", nargs="?", default=DEFAULT_DATA, help="folder with traces/ and laplace.jsonl")
+    ap = labargs.parser(__file__, [DEFAULT_DATA], description=__doc__.split("\n\n")[0], nargs=1,
+                        data_help="folder with traces/ and laplace.jsonl")
     ap.add_argument("--steps", type=int, default=3, help="profiled steps shown per timeline [3]")
     ap.add_argument("--trace", help="render only this trace file")
-    ap.add_argument("--out", help="PNG for --trace [next to the trace, .png]")
-    ap.add_argument("--outdir", default=HERE, help="where DATA_DIR's pictures and phases.csv go [this folder]")
+    ap.add_argument("--out", help="PNG for --trace [OUTDIR/<trace>.png]")
     a = ap.parse_args()
-    os.makedirs(a.outdir, exist_ok=True)
+    labargs.outdir(a.outdir)
+    a.data_dir = a.data[0]
 
     if a.trace:
-        out = a.out or os.path.splitext(a.trace)[0] + ".png"
+        out = a.out or os.path.join(a.outdir, os.path.splitext(os.path.basename(a.trace))[0] + ".png")
         stem = os.path.splitext(os.path.basename(a.trace))[0]
         timeline(a.trace, out, "%s, last %d profiled steps" % (stem, a.steps), a.steps)
         return

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""plot.py [JSONL] [--outdir DIR] [--date TEXT]: lab 02 (overlap with two streams).
+"""plot.py [--data JSONL ...] [--outdir DIR] [--date TEXT]: lab 02 (overlap with two streams).
 
 Reads kit.result/1 lines (docs/output-schema.md) of the laplace variants `naive` and
-`two-stream`, and writes into DIR (default: this lab's folder for the bundled data, the
-figures its README shows; else the folder of the JSONL)
+`two-stream`, and writes into DIR (default labs/out/02-overlap/, made if missing;
+`--outdir labs/02-overlap` refreshes the figures the README shows)
 
   overlap.csv  one row per configuration (variant, ranks, size per GPU): time per step,
                GLUP/s, fraction of the ceiling, weak-scaling efficiency and the phases
@@ -13,8 +13,8 @@ figures its README shows; else the folder of the JSONL)
                exchange path (boundary + d2h + mpi + h2d), with naive's serial step below.
 
 JSONL defaults to labs/data/h200x2-2026-11-22/laplace.jsonl. The title names the device(s)
-in the lines and the date: --date, else a YYYY-MM-DD in the JSONL's path, else the file's
-modification date (UTC). Standard library + matplotlib.
+in the lines and the date: --date, else a YYYY-MM-DD in the first JSONL's path, else that
+file's modification date (UTC). Standard library + matplotlib.
 
 Aggregation. A configuration can appear on several lines (the 1-GPU two-stream baseline is
 rerun by the `hybrid` and `dual` sweeps; the `trace` sweep reruns naive and two-stream on
@@ -23,7 +23,6 @@ rerun by the `hybrid` and `dual` sweeps; the `trace` sweep reruns naive and two-
   phases        = sum(p * phase) / sum(p), p = min(iters, 10) (the profiled steps);
   min / max     = the fastest and slowest timed repetition over all lines, per step.
 """
-import argparse
 import csv
 import datetime
 import json
@@ -33,6 +32,9 @@ import sys
 from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
 DEFAULT = os.path.join(HERE, "..", "data", "h200x2-2026-11-22", "laplace.jsonl")
 VARIANTS = ("naive", "two-stream")
 PHASES = ("boundary", "bulk", "compute", "d2h", "mpi", "h2d", "step")
@@ -274,23 +276,19 @@ def plot(rows, title, png):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("jsonl", nargs="?", default=DEFAULT, help="kit.result/1 lines [%(default)s]")
-    ap.add_argument("--outdir", help="folder for overlap.csv and overlap.png [this folder for the bundled data, "
-                    "else the JSONL's folder]")
-    ap.add_argument("--date", help="date for the title [a YYYY-MM-DD in the JSONL's path, else its mtime]")
+    ap = labargs.parser(__file__, [DEFAULT], description=__doc__.split("\n")[0], data_help="kit.result/1 lines")
+    ap.add_argument("--date", help="date for the title [a YYYY-MM-DD in the first JSONL's path, else its mtime]")
     a = ap.parse_args()
-    if not os.path.isfile(a.jsonl):
-        sys.exit(f"plot.py: {a.jsonl}: no such file (on a machine without a GPU the sweep skips every GPU run, "
-                 "exit 77, and writes no line)")
-    recs = load(a.jsonl)
+    recs = []
+    for path in a.data:
+        if not os.path.isfile(path):
+            sys.exit(f"plot.py: {path}: no such file (on a machine without a GPU the sweep skips every GPU run, "
+                     "exit 77, and writes no line)")
+        recs += load(path)
     if not recs:
-        sys.exit(f"plot.py: {a.jsonl}: no verified laplace naive or two-stream line")
+        sys.exit(f"plot.py: {' '.join(a.data)}: no verified laplace naive or two-stream line")
     rows = aggregate(recs)
-    if a.outdir is None:
-        same = os.path.abspath(a.jsonl) == os.path.abspath(DEFAULT)
-        a.outdir = HERE if same else (os.path.dirname(os.path.abspath(a.jsonl)))
-    os.makedirs(a.outdir, exist_ok=True)
+    labargs.outdir(a.outdir)
     out = csv_rows(rows)
     csv_path = os.path.join(a.outdir, "overlap.csv")
     with open(csv_path, "w", newline="") as f:
@@ -300,7 +298,7 @@ def main():
     devices = sorted({d for r in rows for d in r["devices"]})
     gpus = max(r["gpus"] for r in rows)
     title = (f"laplace, naive vs two-stream: {' / '.join(devices)} (up to {gpus} GPU{'s' if gpus > 1 else ''}), "
-             f"{a.date or run_date(a.jsonl)}")
+             f"{a.date or run_date(a.data[0])}")
     png_path = os.path.join(a.outdir, "overlap.png")
     plot(rows, title, png_path)
     show = ["variant", "ranks", "size_per_gpu", "lines", "time_per_step_us", "glups_per_gpu", "fraction_of_ceiling",

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""plot.py [JSONL] [--outdir DIR]: lab 03, one process driving several GPUs (multi-thread)
+"""plot.py [--data JSONL ...] [--outdir DIR]: lab 03, one process driving several GPUs (multi-thread)
 against one MPI rank per GPU (two-stream), in the shape of Sourouri Paper I, Fig. 5.
 
 Reads kit.result/1 lines (default: the 2 x H200 data of 2026-11-22) and writes, into DIR
-(default: this lab's folder):
+(default labs/out/03-multi-gpu-threads/, made if missing; `--outdir labs/03-multi-gpu-threads`
+refreshes the committed copies):
   speedup.csv  one row per points-per-GPU size: time per step of two-stream on 2 ranks, of
                multi-thread (1 process, 2 GPUs) with P2P and with staging through pinned
                host memory, the speed-up of each over two-stream, and the weak-scaling
@@ -18,7 +19,6 @@ multi-thread with 1 rank and 2 GPUs (params.p2p true / false), two-stream with 1
 runs, and the single-GPU sweep repeats the 1-GPU baselines), the one with the most timed
 steps (reps x steps) is kept, and among equals the last in the file: the dual sweep records
 its own 1-GPU baseline just before its 2-GPU runs."""
-import argparse
 import csv
 import json
 import os
@@ -26,6 +26,9 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
 DEFAULT = os.path.join(HERE, "..", "data", "h200x2-2026-11-22", "laplace.jsonl")
 
 COLS = ["points_per_gpu", "size_per_gpu", "size_total", "two_stream_1gpu_us", "two_stream_2rank_us",
@@ -178,16 +181,18 @@ def plot(rows, png, title):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("jsonl", nargs="?", default=DEFAULT)
-    ap.add_argument("--outdir", default=HERE)
+    ap = labargs.parser(__file__, [DEFAULT], description=__doc__.split("\n")[0], data_help="kit.result/1 lines")
     a = ap.parse_args()
-    rows = rows_of(select(load(a.jsonl)))
+    a.jsonl = a.data[0]  # the date of the title
+    recs = [r for path in a.data for r in load(path)]
+    for n, r in enumerate(recs):  # "last in the file" over the files in the order given
+        r["_line"] = n
+    rows = rows_of(select(recs))
     if not rows:
-        print(f"plot.py: {a.jsonl}: no size has both a 2-rank two-stream run and a 1-process 2-GPU multi-thread run",
+        print(f"plot.py: {' '.join(a.data)}: no size has both a 2-rank two-stream run and a 1-process 2-GPU multi-thread run",
               file=sys.stderr)
         return 1
-    os.makedirs(a.outdir, exist_ok=True)
+    labargs.outdir(a.outdir)
     out_csv = os.path.join(a.outdir, "speedup.csv")
     with open(out_csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLS)

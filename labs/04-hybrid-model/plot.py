@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plot.py [JSONL] [--outdir DIR] [--size N] [--b-cpu GBS] [--date TEXT]
+"""plot.py [--data JSONL ...] [--outdir DIR] [--size N] [--b-cpu GBS] [--date TEXT]
 
 Lab 04 (the hybrid workload model): the CPU-fraction sweep of
 `labs/scripts/laplace_sweep.sh hybrid` as a table (sweep.csv) and a figure (sweep.png).
@@ -18,10 +18,11 @@ fitted to the CPU-bound points of the min curve (min time more than 20% above T_
 least-squares line through the origin of time against the CPU planes' bytes; --b-cpu
 GBS draws it with a bandwidth you measured yourself instead (the cpu variant, say).
 
-Output goes to --outdir: by default this lab's folder for the bundled data (the figures
-the README shows), else the folder of the JSONL. Standard library and matplotlib only.
+Output goes to --outdir: by default labs/out/04-hybrid-model/ (made if missing);
+`--outdir labs/04-hybrid-model` refreshes the figures the README shows. With several files the
+lines are taken in the order given ("line" in sweep.csv counts within its own file). Standard
+library and matplotlib only.
 """
-import argparse
 import csv
 import json
 import os
@@ -31,6 +32,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
 DEFAULT = os.path.join(REPO, "labs", "data", "h200x2-2026-11-22", "laplace.jsonl")
 BYTES_PER_POINT = 16.0   # read u once, write u_new once (main.c, LAPLACE_BYTES_PER_POINT)
 CPU_BOUND = 1.2          # a point is CPU-bound when its min time exceeds T_gpu by 20%
@@ -74,18 +78,19 @@ def pick_size(rows, want):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
-    ap.add_argument("jsonl", nargs="?", default=DEFAULT)
-    ap.add_argument("--outdir")
+    ap = labargs.parser(__file__, [DEFAULT], description=__doc__.split("\n\n")[1], data_help="kit.result/1 lines")
     ap.add_argument("--size", type=int, help="cube size of the sweep (default: the most common)")
     ap.add_argument("--b-cpu", type=float, help="CPU stencil GB/s for the ideal curve (default: fitted)")
     ap.add_argument("--date", help="date for the title (default: a YYYY-MM-DD in the JSONL's path)")
     a = ap.parse_args()
 
-    outdir = a.outdir or (HERE if os.path.abspath(a.jsonl) == DEFAULT else os.path.dirname(os.path.abspath(a.jsonl)))
-    if not os.path.isfile(a.jsonl):
-        sys.exit(f"plot.py: {a.jsonl}: no such file (make it with: bash labs/scripts/laplace_sweep.sh hybrid {a.jsonl})")
-    rows = load(a.jsonl)
+    outdir = a.outdir
+    a.jsonl = a.data[0]  # the date of the title
+    rows = []
+    for path in a.data:
+        if not os.path.isfile(path):
+            sys.exit(f"plot.py: {path}: no such file (make it with: bash labs/scripts/laplace_sweep.sh hybrid {path})")
+        rows += load(path)
     size = pick_size(rows, a.size)
     nx, ny, nz = size
     points = nx * ny * nz
@@ -157,7 +162,7 @@ def main():
     table = [line(f"{r['cpu_fraction']:g}", r) for r in sweep]
     table += [line("auto", r) for r in autos]
     table += [line("two-stream", r) for r in same if r["variant"] == "two-stream" and r["gpus"] == 1]
-    os.makedirs(outdir, exist_ok=True)
+    labargs.outdir(outdir)
     csv_path = os.path.join(outdir, "sweep.csv")
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(table[0]))

@@ -1,13 +1,17 @@
-#!/usr/bin/env python3
 """plot.py: strong- and weak-scaling curves from kit.result/1 lines (lab 05).
 
-    python3 labs/05-scaling/plot.py cpu-strong.jsonl --out labs/05-scaling/cpu-strong
-    python3 labs/05-scaling/plot.py labs/data/h200x2-2026-11-22/laplace.jsonl \\
-        --kind weak --date 2026-11-22 --out labs/05-scaling/gpu-weak
+    python3 labs/05-scaling/plot.py                      # every figure of this lab from its shipped data
+    python3 labs/05-scaling/plot.py --data cpu-strong.jsonl           # labs/out/05-scaling/cpu-strong.*
+    python3 labs/05-scaling/plot.py --data labs/data/h200x2-2026-11-22/laplace.jsonl \
+        --kind weak --date 2026-11-22 --name gpu-weak
 
-Writes PREFIX.csv (one row per point) and PREFIX.png (time per step, speed-up and parallel
-efficiency against N, with the ideal line). PREFIX defaults to the input file without
-.jsonl.
+Writes NAME.csv (one row per point) and NAME.png (time per step, speed-up and parallel
+efficiency against N, with the ideal line) into --outdir (default labs/out/05-scaling/, made
+if missing; `--outdir labs/05-scaling` refreshes the committed figures). NAME defaults to the
+first --data file without .jsonl. Several --data files are read as one, as if concatenated
+(the CSV's line numbers count through them in the order given). Without --data the script
+makes every figure whose data the repository ships (SHIPPED below), each with the options
+its README command gives.
 
 How the lines are read:
 - N is what the variant scales over: the GPUs of the run (`gpus`) for GPU variants, the
@@ -38,11 +42,11 @@ The JSON lines carry no date: give it with --date (default: the file's modificat
 
 Second mode, one GPU against two, every app in one table:
 
-    python3 labs/05-scaling/plot.py --two-gpu FILE.jsonl [FILE.jsonl ...] \
-        [--t1 APP=ONE_GPU.jsonl] [--exclude FIELD=VALUE] [--date D] [--note TEXT] --out PREFIX
+    python3 labs/05-scaling/plot.py --two-gpu [--data FILE.jsonl ...] \
+        [--t1 APP=ONE_GPU.jsonl] [--exclude FIELD=VALUE] [--date D] [--note TEXT] [--name NAME]
 
-Writes PREFIX.csv (one row per two-GPU run: app, kind, problem, variant, T1, T2, S, eta,
-and where each time came from) and PREFIX.png (eta per app and variant, the ideal at 1).
+(without --data: the shipped two-GPU table, gpu-2x-apps). Writes NAME.csv (one row per two-GPU run: app, kind, problem, variant, T1, T2, S, eta,
+and where each time came from) and NAME.png (eta per app and variant, the ideal at 1).
 T2 is each run on N = 2 GPUs (`gpus`; any run on more or fewer is not a T2). T1 is a run
 on one GPU (one rank) of the same app, device and configuration (config_of, without P2P
 and CPU share; for bfs also without --transfer, which a one-rank search never uses), chosen
@@ -62,13 +66,41 @@ halo=pack) are listed as left out. Runs whose verification FAILED are left out;
 SKIPPED ones (--no-verify, --no-exchange) are kept and marked in the CSV.
 Standard library and matplotlib.
 """
-import argparse
 import csv
 import datetime
 import json
 import os
 import sys
 from collections import OrderedDict, namedtuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
+# The figures this lab ships, with the options of their README commands (paths from the
+# repository's root, as the CSVs name them): what `plot.py` without --data makes.
+_CPU_NOTE = ("2-core virtual machine, MPICH, cpu variant; 4 ranks oversubscribe the 2 cores: "
+             "that point measures the machine, not the code")
+_D24 = "labs/data/h200x2-2026-11-24/"
+SHIPPED = [["--data", f"labs/05-scaling/{f}.jsonl", "--date", "2026-11-24", "--note", _CPU_NOTE]
+           for f in ("tetfv-cpu-strong", "tetfv-cpu-weak", "bfs-cpu-strong", "bfs-cpu-weak")] + [
+    ["--data", "labs/data/h200x2-2026-11-22/laplace.jsonl", "--kind", "weak",
+     "--variant", "two-stream", "naive", "multi-thread", "hybrid", "--baseline", "multi-thread=two-stream",
+     "--exclude", "p2p=false", "--date", "2026-11-22", "--name", "gpu-weak",
+     "--note", "two H200 on NVLink, Open MPI, 16 OpenMP threads per process; T1 = each variant's own 1-GPU run "
+     "(two-stream's for multi-thread); hybrid ran with idle CPU groups (before 52ba04a)"],
+    ["--two-gpu", "--data"] + [_D24 + f for f in (
+        "ising-dual-msc-7cef646.jsonl", "ising-dual-1047b46.jsonl", "lbm-dual-1047b46.jsonl",
+        "tetfv-dual-1047b46.jsonl", "particles-dual-1047b46.jsonl", "bfs-dual-7cef646.jsonl")]
+    + ["--t1", _D24 + "ising-dual-msc-7cef646.jsonl=" + _D24 + "ising-dual-msc-7cef646.jsonl",
+       "--t1", "ising=labs/data/h200-2026-11-24/ising-large-tuned-52d1b8c.jsonl",
+       "--t1", "bfs=labs/data/h200-2026-11-24/bfs-single-dbb58de.jsonl", "--exclude", "halo=pack",
+       "--date", "2026-11-24", "--name", "gpu-2x-apps",
+       "--note", "Open MPI 4.1.6 (not CUDA-aware), 16 OpenMP threads per rank; T1: each variant's own 1-GPU run "
+       "for ising (7cef646: same job; 1047b46: another job, after 52d1b8c) and bfs (another job, dbb58de), "
+       "else two-stream's 1-GPU run"],
+]
 
 
 def grid_size(d):
@@ -538,11 +570,11 @@ def plot_two_gpu(rows, title, png):
 
 
 def two_gpu_main(argv):
-    ap = argparse.ArgumentParser(
-        prog="plot.py --two-gpu",
-        description="One GPU against two, every app: T1, T2, S and eta per two-GPU run (lab 05).")
-    ap.add_argument("--two-gpu", nargs="+", required=True, metavar="FILE.jsonl",
-                    help="JSON lines holding the two-GPU runs (and, by default, their T1)")
+    ap = labargs.parser(__file__, [], prog="plot.py --two-gpu",
+                        description="One GPU against two, every app: T1, T2, S and eta per two-GPU run (lab 05).",
+                        data_help="JSON lines holding the two-GPU runs (and, by default, their T1)")
+    ap.add_argument("--two-gpu", nargs="*", default=[], metavar="FILE.jsonl",
+                    help="this mode; files after it are read as --data files")
     ap.add_argument("--t1", action="append", default=[], metavar="KEY=FILE",
                     help="T1 of APP's runs (KEY an app) or of one --two-gpu file's runs (KEY that "
                          "file, as given; takes precedence): each variant's own one-GPU run in "
@@ -550,10 +582,14 @@ def two_gpu_main(argv):
     ap.add_argument("--exclude", action="append", default=[], metavar="FIELD=VALUE",
                     help="leave out two-GPU runs whose params (or top-level) FIELD equals VALUE, "
                          "e.g. halo=pack; repeatable")
-    ap.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.csv and PREFIX.png")
+    ap.add_argument("--name", default="gpu-2x-apps", help="writes NAME.csv and NAME.png into --outdir [%(default)s]")
     ap.add_argument("--date", help="date of the measurement for the title [the first file's modification date]")
     ap.add_argument("--note", help="a further title line")
     a = ap.parse_args(argv)
+    a.two_gpu = a.two_gpu + a.data
+    if not a.two_gpu:
+        ap.error("no two-GPU files: give --data FILE.jsonl ... (or no --data at all: the shipped table)")
+    a.out = os.path.join(labargs.outdir(a.outdir), a.name)
     try:
         rules = [tuple(e.split("=", 1)) for e in a.exclude]
         t1_specs = [tuple(t.split("=", 1)) for t in a.t1]
@@ -600,14 +636,42 @@ def two_gpu_main(argv):
     return 0
 
 
+def shipped(argv):
+    """Every figure of SHIPPED (only the two-GPU one with --two-gpu), ARGV's options added;
+    run from the repository's root so that the CSVs name the files as the committed ones do."""
+    outdir = os.path.abspath(labargs.default_outdir(__file__))
+    if "--outdir" in argv:
+        i = argv.index("--outdir")
+        outdir = os.path.abspath(argv[i + 1]) if i + 1 < len(argv) else outdir
+        argv = argv[:i] + argv[i + 2:]
+    todo = [s for s in SHIPPED if ("--two-gpu" in s) == ("--two-gpu" in argv) or "--two-gpu" not in argv]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        worst = 0
+        for s in todo:
+            name = s[s.index("--name") + 1] if "--name" in s else os.path.basename(s[1])[:-6]
+            print(f"== {name}", flush=True)
+            worst = max(worst, main(s + [x for x in argv if x != "--two-gpu"] + ["--outdir", outdir]))
+        return worst
+    finally:
+        os.chdir(cwd)
+
+
 def main(argv):
+    if not labargs.data_given(argv) and not any(x in ("-h", "--help") for x in argv) and not (
+            "--two-gpu" in argv and argv.index("--two-gpu") + 1 < len(argv)
+            and not argv[argv.index("--two-gpu") + 1].startswith("-")):
+        return shipped(argv)
     if "--two-gpu" in argv:
         return two_gpu_main(argv)
-    ap = argparse.ArgumentParser(description="Scaling curves from kit.result/1 JSON lines (lab 05).",
-                                 epilog="plot.py --two-gpu FILE... --out PREFIX: one GPU against "
-                                        "two, every app (plot.py --two-gpu FILE --help).")
-    ap.add_argument("jsonl")
-    ap.add_argument("--out", metavar="PREFIX", help="writes PREFIX.csv and PREFIX.png [input without .jsonl]")
+    ap = labargs.parser(__file__, [], description="Scaling curves from kit.result/1 JSON lines (lab 05).",
+                        data_help="kit.result/1 lines, read as one file",
+                        epilog="plot.py --two-gpu [--data FILE...]: one GPU against "
+                               "two, every app (plot.py --two-gpu --help). Without --data: every "
+                               "figure the lab ships.")
+    ap.add_argument("--name", help="writes NAME.csv and NAME.png into --outdir [the first file without .jsonl]")
+    ap.add_argument("--out", metavar="PREFIX", help="the older form of --outdir DIR --name NAME: DIR/NAME")
     ap.add_argument("--kind", choices=("strong", "weak", "both"), default="both",
                     help="which series to keep [both]")
     ap.add_argument("--variant", nargs="+", help="keep only these variants, in this order")
@@ -621,9 +685,21 @@ def main(argv):
     ap.add_argument("--title", help="first line of the plot title [APP: KIND scaling (...)]")
     ap.add_argument("--note", help="a third title line, e.g. what the machine was")
     a = ap.parse_args(argv)
-    prefix = a.out or (a.jsonl[:-6] if a.jsonl.endswith(".jsonl") else a.jsonl)
+    if a.out:
+        a.outdir, a.name = os.path.dirname(a.out) or ".", os.path.basename(a.out)
+    a.jsonl = a.data[0]
+    stem = os.path.basename(a.jsonl)
+    prefix = os.path.join(labargs.outdir(a.outdir), a.name or (stem[:-6] if stem.endswith(".jsonl") else stem))
     kinds = ("strong", "weak") if a.kind == "both" else (a.kind,)
-    recs, dropped = read(a.jsonl)
+    recs, dropped, offset = [], [], 0
+    for path in a.data:
+        more, gone = read(path)
+        for r in more:  # line numbers count through the files, as in `cat FILES`
+            r["_line"] += offset
+        recs += more
+        dropped += [(f"{os.path.basename(path)}: " if len(a.data) > 1 else "") + d for d in gone]
+        with open(path) as f:
+            offset += sum(1 for _ in f)
     try:
         baselines = dict(b.split("=", 1) for b in a.baseline)
         rules = [tuple(e.split("=", 1)) for e in a.exclude]
@@ -636,7 +712,7 @@ def main(argv):
     if not series:
         for d in dropped + left_out:
             print(f"note: {d}")
-        print(f"plot.py: no scaling series in {a.jsonl}: it needs runs of one configuration at "
+        print(f"plot.py: no scaling series in {' '.join(a.data)}: it needs runs of one configuration at "
               "two or more N (ranks for cpu, GPUs otherwise)", file=sys.stderr)
         return 1
     series_rows = [rows_of(k, pts) for k, pts in series.items()]

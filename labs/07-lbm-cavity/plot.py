@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plot.py [DIR] [--outdir DIR] [--date TEXT] [--dual]: lab 07 (the lbm lid-driven cavity).
+"""plot.py [--data DIR] [--outdir OUT] [--date TEXT] [--dual]: lab 07 (the lbm lid-driven cavity).
 
 DIR is a folder of lbm runs (default: labs/data/h200-2026-11-23, the bundled H200 data) that
 holds what labs/scripts/lbm_sweep.sh writes:
@@ -8,7 +8,8 @@ holds what labs/scripts/lbm_sweep.sh writes:
   cavity*.csv             centre-line profiles (--profile), columns line,source,s,velocity
   ceilings.txt            the kit's ceiling cache (device and host triads), optional
 
-and writes into --outdir (default: this lab's folder for the bundled data, else DIR)
+and writes into OUT (default labs/out/07-lbm-cavity/, made if missing; `--outdir
+labs/07-lbm-cavity` refreshes the committed copies)
 
   lbm_performance.csv     one row per timed run (not the --until-steady ones): variant, size,
                           GPUs, GLUP/s, GB/s, the fraction of the device triad, the fraction of
@@ -28,7 +29,7 @@ and writes into --outdir (default: this lab's folder for the bundled data, else 
                           every profile CSV against the Albensoeder & Kuhlmann (2005) points,
                           and the pointwise error at those points
 
-With --dual, DIR holds two-GPU runs (lbm_sweep.sh dual, e.g. labs/data/h200x2-2026-11-24)
+With --dual, DIR holds two-GPU runs (lbm_sweep.sh dual; default labs/data/h200x2-2026-11-24)
 and only this is written, nothing else:
 
   lbm_dual.csv            one row per timed GPU run: its kind (T1: two-stream's one-GPU run,
@@ -41,9 +42,10 @@ and only this is written, nothing else:
                           boundary + halo_out + mpi + halo_in)
 
 The title names the device in the JSON lines and the date: --date, else a YYYY-MM-DD in the
-folder name, else today. Standard library + matplotlib (the CSVs are written without it).
+folder name, else today. Without --data (and without --dual) the script does both: the
+bundled one-GPU folder, then the two-GPU one with --dual. Standard library + matplotlib (the
+CSVs are written without it).
 """
-import argparse
 import csv
 import datetime
 import glob
@@ -54,7 +56,11 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
 DEFAULT = os.path.normpath(os.path.join(HERE, "..", "data", "h200-2026-11-23"))
+DUAL_DEFAULT = os.path.normpath(os.path.join(HERE, "..", "data", "h200x2-2026-11-24"))
 BYTES_PER_CELL = 304.0   # two lattices, 19 doubles read and 19 written (miniapps/lbm/README.md)
 WALL_BAND = 0.06         # miniapps/lbm/verify.h LBM_AK_WALL_BAND: "interior" points
 AK_TOL = 0.03            # miniapps/lbm/verify.c AK_TOL_INTERIOR, AK_TOL_EXTREMA (x U)
@@ -352,18 +358,24 @@ def show(cols, rows):
         print("  ".join(str(r.get(c, "")).ljust(width[c]) for c in cols))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("data", nargs="?", default=DEFAULT)
-    ap.add_argument("--outdir")
+def main(argv):
+    if not labargs.data_given(argv) and not any(x in ("-h", "--help") for x in argv):
+        # The bundled data: the one-GPU folder (unless only --dual was asked for), then the two-GPU one.
+        if "--dual" not in argv:
+            main(["--data", DEFAULT] + argv)
+            print()
+        return main(["--data", DUAL_DEFAULT, "--dual"] + [x for x in argv if x != "--dual"])
+    ap = labargs.parser(__file__, [DEFAULT], description=__doc__, nargs=1,
+                        formatter_class=labargs.argparse.RawDescriptionHelpFormatter,
+                        data_help="folder of lbm JSON lines and profile CSVs")
     ap.add_argument("--date")
     ap.add_argument("--dual", action="store_true",
                     help="DIR holds two-GPU runs: write lbm_dual.csv only (one GPU against two)")
-    a = ap.parse_args()
-    folder = os.path.normpath(a.data)
+    a = ap.parse_args(argv)
+    folder = os.path.normpath(a.data[0])
     if not os.path.isdir(folder):
         sys.exit(f"plot.py: {folder}: not a folder (give the folder of the JSON lines and profile CSVs)")
-    outdir = a.outdir or (HERE if os.path.samefile(folder, DEFAULT) else folder)
+    outdir = a.outdir
     recs = load_jsonl(folder)
     if not recs:
         sys.exit(f"plot.py: no lbm kit.result/1 lines in {folder}/*.jsonl")
@@ -377,7 +389,7 @@ def main():
         dual, notes = dual_rows(recs, triad)
         if not dual or not any(r["gpus"] == 2 for r in dual):
             sys.exit(f"plot.py: --dual: no two-GPU lbm run with a one-GPU two-stream baseline in {folder}")
-        os.makedirs(outdir, exist_ok=True)
+        labargs.outdir(outdir)
         write_csv(os.path.join(outdir, "lbm_dual.csv"), DUAL_COLS, dual)
         show(["kind", "variant", "halo", "size", "ranks", "gpus", "time_per_step_ms", "glups", "bandwidth_GBs",
               "fraction_of_ceiling", "speedup", "efficiency", "bytes_per_step", "chain_us", "verify"], dual)
@@ -399,7 +411,7 @@ def main():
     perf = perf_rows(recs, triad)
     halo = halo_rows(recs)
     cav = cavity_rows(recs, profiles)
-    os.makedirs(outdir, exist_ok=True)
+    labargs.outdir(outdir)
     if perf:
         write_csv(os.path.join(outdir, "lbm_performance.csv"), PERF_COLS, perf)
         show(["variant", "halo", "size", "ranks", "gpus", "mlups", "bandwidth_GBs", "fraction_of_device_triad",
@@ -513,4 +525,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -1,31 +1,39 @@
 #!/usr/bin/env python3
-"""plot.py [--gpu-dir DIR] [--dual-dir DIR] [--out DIR] [--no-png]: lab 08's tables and figures.
+"""plot.py [--data FILE.jsonl ...] [--outdir DIR] [--no-png]: lab 08's tables and figures.
 
-Reads the one-H200 runs of 2026-11-23 (DIR/tetfv.jsonl, DIR/tetfv-hybrid.jsonl; default
-labs/data/h200-2026-11-23) and this folder's CPU-machine runs (cpu-partition.jsonl,
-cpu-reorder.jsonl, made by run_cpu.sh), prints the tables and writes into --out (default:
-this folder)
+Reads JSON lines, each file recognised by its name: tetfv.jsonl and tetfv-hybrid.jsonl (the
+one-H200 runs; default those of labs/data/h200-2026-11-23), tetfv-dual-*.jsonl (two H200;
+default labs/data/h200x2-2026-11-24's), cpu-partition.jsonl and cpu-reorder.jsonl (the
+CPU-machine runs of run_cpu.sh; default this folder's). It prints the tables and writes into
+--outdir (default labs/out/08-tetfv-partitioning/, made if missing; `--outdir
+labs/08-tetfv-partitioning` refreshes the committed copies) what its files allow:
 
   gpu-single.csv, gpu-hybrid.csv, cpu-partition.csv, cpu-reorder.csv,
   tetfv-gpu.png (every variant and the orderings on one H200; the CPU-fraction sweep),
   tetfv-cpu.png (separator and ghost cells against ranks; what the interior order buys),
-  gpu-dual.csv (two-GPU strong scaling against the communication-free bound, from
-  --dual-dir's tetfv-dual-*.jsonl, default labs/data/h200x2-2026-11-24; skipped when there
-  is none): one row per run; T1 is two-stream's one-GPU run, speed-up = T1 / T and
+  gpu-dual.csv (two-GPU strong scaling against the communication-free bound, from the
+  tetfv-dual-*.jsonl files; skipped when there is none): one row per run; T1 is two-stream's one-GPU run, speed-up = T1 / T and
   efficiency = speed-up / GPUs; the bound is the same variant's --no-exchange run on as many
   ranks and GPUs, else two-stream's (naive has none), and % of comm-free = its time / the
   run's time. The --no-exchange runs are rows too (verify SKIPPED: unverified by design).
 
+The GPU tables need both one-H200 files, the CPU tables both CPU files.
 The bound is Paper III's eq. (3): P = 33 FLOP x B / 216 B, with B the measured triad."""
-import argparse
 import csv
-import glob
 import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
+DATA = [os.path.join(ROOT, "labs", "data", "h200-2026-11-23", "tetfv.jsonl"),
+        os.path.join(ROOT, "labs", "data", "h200-2026-11-23", "tetfv-hybrid.jsonl"),
+        os.path.join(ROOT, "labs", "data", "h200x2-2026-11-24", "tetfv-dual-1047b46.jsonl"),
+        os.path.join(HERE, "cpu-partition.jsonl"), os.path.join(HERE, "cpu-reorder.jsonl")]
 FLOP, BYTES = 33, 216
 # The commit each GPU file was made at (the `git` field of tetfv.jsonl names the outer
 # checkout, not c8346b8; labs/data/h200-2026-11-23/README.md explains).
@@ -52,9 +60,9 @@ def show(title, rows, cols):
         print("  ".join(str(r[c]).ljust(width[c]) for c in cols))
 
 
-def gpu_tables(gdir):
-    single = load(os.path.join(gdir, "tetfv.jsonl"))
-    hyb = load(os.path.join(gdir, "tetfv-hybrid.jsonl"))
+def gpu_tables(single_path, hybrid_path):
+    single = load(single_path)
+    hyb = load(hybrid_path)
     # Both files' non-hybrid runs carry the device triad as ceiling_GBs; tetfv.jsonl's is
     # 4155.8 GB/s. The hybrid sweep's device triad (4138.3) is its ceiling minus the host
     # triad (88.8), both in labs/data/h200-2026-11-23/README.md.
@@ -96,10 +104,10 @@ DUAL_PHASES = ["step", "compute", "gpu_compute", "boundary", "pack_d2h", "d2h", 
                "wait_boundary", "peer_copies"]
 
 
-def dual_table(ddir):
+def dual_table(paths):
     """Two-GPU strong scaling (tetfv_sweep.sh dual) with the --no-exchange bound."""
     rows = []
-    for path in sorted(glob.glob(os.path.join(ddir, "tetfv-dual-*.jsonl"))):
+    for path in paths:
         m = re.search(r"tetfv-dual-([0-9a-f]+)\.jsonl$", path)
         recs = [r for r in load(path) if r.get("app") == "tetfv" and r["verify"]["status"] != "FAILED"]
         per = lambda r: r["time_s"]["median"] / r["time_s"]["steps"]
@@ -147,9 +155,9 @@ def dual_table(ddir):
     return rows
 
 
-def cpu_tables():
+def cpu_tables(partition_path, reorder_path):
     prow = []
-    for r in load(os.path.join(HERE, "cpu-partition.jsonl")):
+    for r in load(partition_path):
         p, res = r["params"], r["results"]
         n = p["box_n"]
         prow.append({
@@ -162,7 +170,7 @@ def cpu_tables():
             "verify": r["verify"]["status"], "oracle": r["verify"]["max_abs_diff"]})
     prow.sort(key=lambda x: (x["shuffle"], x["N"], x["ranks"]))
     best = {}
-    for r in load(os.path.join(HERE, "cpu-reorder.jsonl")):
+    for r in load(reorder_path):
         p = r["params"]
         key = (p["shuffle"], p["reorder"], p["block"] if p["reorder"] == "metis" else "-")
         t = r["time_s"]["min"]
@@ -257,21 +265,42 @@ def plot_cpu(path, prow, rrow):
     fig.savefig(path, dpi=120)
 
 
+def kind_of(path):
+    """Which input PATH is, from its name (the names the sweeps and run_cpu.sh write)."""
+    b = os.path.basename(path)
+    for kind, pat in (("single", r"tetfv\.jsonl"), ("hybrid", r"tetfv-hybrid\.jsonl"),
+                      ("dual", r"tetfv-dual-.+\.jsonl"), ("partition", r"cpu-partition\.jsonl"),
+                      ("reorder", r"cpu-reorder\.jsonl")):
+        if re.fullmatch(pat, b):
+            return kind
+    return None
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--gpu-dir", default=os.path.join(ROOT, "labs", "data", "h200-2026-11-23"))
-    ap.add_argument("--dual-dir", default=os.path.join(ROOT, "labs", "data", "h200x2-2026-11-24"))
-    ap.add_argument("--out", default=HERE)
+    ap = labargs.parser(__file__, DATA, description=__doc__, formatter_class=labargs.argparse.RawDescriptionHelpFormatter,
+                        data_help="tetfv JSON lines, recognised by name")
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args()
-    rows, hrows, ts, th = gpu_tables(a.gpu_dir)
-    prow, rrow = cpu_tables()
-    tables = [
-        ("gpu-single.csv", "one H200: every GPU variant, ordered and shuffled meshes", rows),
-        ("gpu-hybrid.csv", "one H200: hybrid CPU-fraction sweep on box:150", hrows),
-        ("cpu-partition.csv", "CPU machine: separator and ghost cells against ranks", prow),
-        ("cpu-reorder.csv", "CPU machine: interior order on the shuffled box:40", rrow)]
-    drow = dual_table(a.dual_dir)
+    files = {}
+    for path in a.data:
+        kind = kind_of(path)
+        if kind is None:
+            ap.error(f"{path}: not a name plot.py knows (tetfv.jsonl, tetfv-hybrid.jsonl, tetfv-dual-NAME.jsonl, "
+                     "cpu-partition.jsonl, cpu-reorder.jsonl)")
+        files.setdefault(kind, []).append(path)
+    out = labargs.outdir(a.outdir)
+    tables = []
+    gpu = "single" in files and "hybrid" in files
+    cpu = "partition" in files and "reorder" in files
+    if gpu:
+        rows, hrows, ts, th = gpu_tables(files["single"][-1], files["hybrid"][-1])
+        tables += [("gpu-single.csv", "one H200: every GPU variant, ordered and shuffled meshes", rows),
+                   ("gpu-hybrid.csv", "one H200: hybrid CPU-fraction sweep on box:150", hrows)]
+    if cpu:
+        prow, rrow = cpu_tables(files["partition"][-1], files["reorder"][-1])
+        tables += [("cpu-partition.csv", "CPU machine: separator and ghost cells against ranks", prow),
+                   ("cpu-reorder.csv", "CPU machine: interior order on the shuffled box:40", rrow)]
+    drow = dual_table(sorted(files.get("dual", [])))
     if drow:
         tables.append(("gpu-dual.csv", "two H200: strong scaling against the --no-exchange bound", drow))
     shown = {"gpu-dual.csv": ["run", "ranks", "gpus", "mesh", "ms_per_step", "GFLOP_s", "GB_s_216", "pct_of_triad",
@@ -279,11 +308,17 @@ def main():
                               "verify"]}
     for name, title, rs in tables:
         cols = list(rs[0].keys())
-        write_csv(os.path.join(a.out, name), rs, cols)
+        write_csv(os.path.join(out, name), rs, cols)
         show(f"{title} ({name}{', excerpt' if name in shown else ''})", rs, shown.get(name, cols))
-    if not a.no_png:
-        plot_gpu(os.path.join(a.out, "tetfv-gpu.png"), rows, hrows, ts, th)
-        plot_cpu(os.path.join(a.out, "tetfv-cpu.png"), prow, rrow)
+    if not tables:
+        sys.exit("plot.py: nothing to tabulate: give both one-H200 files, both CPU files or a tetfv-dual file")
+    if not a.no_png and gpu:
+        plot_gpu(os.path.join(out, "tetfv-gpu.png"), rows, hrows, ts, th)
+    if not a.no_png and cpu:
+        plot_cpu(os.path.join(out, "tetfv-cpu.png"), prow, rrow)
+    print("plot.py: wrote " + ", ".join(t[0] for t in tables)
+          + "".join(f", {p}" for p, ok in (("tetfv-gpu.png", gpu), ("tetfv-cpu.png", cpu)) if ok and not a.no_png)
+          + f" into {labargs.rel(out)}")
 
 
 if __name__ == "__main__":

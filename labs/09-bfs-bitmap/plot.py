@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""plot.py [--cpu-log FILE] [--gpu-jsonl FILE] [--dual-jsonl FILE] [--outdir DIR]: lab 09's tables
-and figures.
+"""plot.py [--data FILE ...] [--outdir DIR] [--no-png]: lab 09's tables and figures, into DIR
+(default labs/out/09-bfs-bitmap/, made if missing; `--outdir labs/09-bfs-bitmap` refreshes the
+committed copies). Each --data file feeds one part: a .log file the CPU part, a .jsonl file
+with a run on two GPUs the two-GPU part, any other .jsonl the one-GPU part; a part without a
+file is left out.
 
 CPU part: the per-level message table of the first search of every run in the log that
 run_cpu.sh wrote (the table `bfs` prints after the Graph500 block, then its --json - line):
@@ -16,16 +19,22 @@ Two-GPU part: every line of bfs_sweep.sh's `dual` JSONL (two-stream on 2 ranks, 
 search, peak level, the bitmap's reduction at the peak and the phases of the profiled search
 (ms, max over ranks; docs/output-schema.md 2.4): writes gpu_h200x2.csv and gpu_h200x2.png.
 
-Defaults: the files in this folder, labs/data/h200-2026-11-23/bfs.jsonl and
+Defaults: this folder's cpu-4rank.log, labs/data/h200-2026-11-23/bfs.jsonl and
 labs/data/h200x2-2026-11-24/bfs-dual-7cef646.jsonl.
 """
-import argparse
 import csv
 import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
+DATA = [os.path.join(HERE, "cpu-4rank.log"),
+        os.path.normpath(os.path.join(HERE, "..", "data", "h200-2026-11-23", "bfs.jsonl")),
+        os.path.normpath(os.path.join(HERE, "..", "data", "h200x2-2026-11-24", "bfs-dual-7cef646.jsonl"))]
 LEVEL_COLS = ["scale", "transfer", "level", "frontier", "expand_bytes", "fold_bytes",
               "total_bytes", "as_lists", "messages", "bitmaps"]
 SUM_COLS = ["scale", "transfer", "root_levels", "bytes_first_search", "bytes_per_search_mean",
@@ -179,7 +188,7 @@ def dual_plot(drows, title, outdir):
     fig.savefig(os.path.join(outdir, "gpu_h200x2.png"), dpi=110)
 
 
-def plots(lrows, grows, outdir):
+def cpu_plot(lrows, outdir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -212,6 +221,11 @@ def plots(lrows, grows, outdir):
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(os.path.join(outdir, "cpu_levels.png"), dpi=110)
 
+
+def gpu_plot(grows, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 3.6))
     labels = [f"{r['variant']}\n{r['discovery']}" for r in grows]
     ax.barh(range(len(grows)), [r["GTEPS"] for r in grows], color="tab:purple")
@@ -228,23 +242,33 @@ def plots(lrows, grows, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cpu-log", default=os.path.join(HERE, "cpu-4rank.log"))
-    ap.add_argument("--gpu-jsonl", default=os.path.join(HERE, "..", "data", "h200-2026-11-23", "bfs.jsonl"))
-    ap.add_argument("--dual-jsonl",
-                    default=os.path.join(HERE, "..", "data", "h200x2-2026-11-24", "bfs-dual-7cef646.jsonl"))
-    ap.add_argument("--outdir", default=HERE)
+    ap = labargs.parser(__file__, DATA, description=__doc__.split("\n\n")[0],
+                        data_help="run_cpu.sh's LOG, bfs_sweep.sh's single or dual JSONL")
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args()
-    lrows = cpu_part(a.cpu_log, a.outdir)
-    grows = gpu_part(a.gpu_jsonl, a.outdir)
-    drows, dtitle = dual_part(a.dual_jsonl, a.outdir)
+    part = {}
+    for path in a.data:
+        b = os.path.basename(path)
+        kind = "cpu" if b.endswith(".log") else "dual" if any(r.get("gpus", 0) >= 2 for r in bfs_records(path)) \
+            else "gpu"
+        if kind in part:
+            ap.error(f"{path}: a second {kind} file (one each: LOG, single JSONL, dual JSONL)")
+        part[kind] = path
+    outdir = labargs.outdir(a.outdir)
+    lrows = cpu_part(part["cpu"], outdir) if "cpu" in part else []
+    grows = gpu_part(part["gpu"], outdir) if "gpu" in part else []
+    drows, dtitle = dual_part(part["dual"], outdir) if "dual" in part else ([], "")
     if not a.no_png:
         try:
-            plots(lrows, grows, a.outdir)
-            dual_plot(drows, dtitle, a.outdir)
+            if lrows:
+                cpu_plot(lrows, outdir)
+            if grows:
+                gpu_plot(grows, outdir)
+            if drows:
+                dual_plot(drows, dtitle, outdir)
         except ImportError:
             print("matplotlib not installed: tables only")
+    print(f"plot.py: wrote the {', '.join(sorted(part))} part(s) into {labargs.rel(outdir)}")
 
 
 if __name__ == "__main__":

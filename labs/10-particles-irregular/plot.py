@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""plot.py [--out DIR]: lab 10's table and figure, from the files run_cpu.sh writes here.
+"""plot.py [--data FILE ...] [--outdir DIR]: lab 10's table and figure, from the files run_cpu.sh
+writes (default: the committed ones in this folder; `--data labs/out/10-particles-irregular/*`
+after a run of run_cpu.sh), each file recognised by its name:
 
   cells-2.txt, cells-4.txt  (particles --dump-cells: "cx cy cz rank particles frontier" per
                              occupied cell) -> the METIS subdomains of the branching tube, one
@@ -9,13 +11,18 @@
                              3.2.1) against sending every frontier particle to every
                              neighbouring connection, tube and box, 1, 2 and 4 ranks.
 
-Writes decomposition.png and traffic.csv into --out (default: this folder)."""
-import argparse
+Writes decomposition.png and traffic.csv into --outdir (default labs/out/10-particles-irregular/,
+made if missing; `--outdir labs/10-particles-irregular` refreshes the committed copies)."""
 import csv
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import labargs  # noqa: E402
+
+DATA = [os.path.join(HERE, f) for f in ("traffic.jsonl", "cells-2.txt", "cells-4.txt")]
 COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
 
@@ -56,11 +63,16 @@ def traffic_rows(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=HERE)
+    ap = labargs.parser(__file__, DATA, description=__doc__.splitlines()[0],
+                        data_help="traffic.jsonl, cells-2.txt and cells-4.txt (other files ignored)")
     a = ap.parse_args()
-    rows = traffic_rows(os.path.join(HERE, "traffic.jsonl"))
-    with open(os.path.join(a.out, "traffic.csv"), "w", newline="") as f:
+    files = {os.path.basename(p): p for p in a.data}
+    missing = [f for f in ("traffic.jsonl", "cells-2.txt", "cells-4.txt") if f not in files]
+    if missing:
+        ap.error(f"--data lacks {', '.join(missing)} (run_cpu.sh writes all three)")
+    labargs.outdir(a.outdir)
+    rows = traffic_rows(files["traffic.jsonl"])
+    with open(os.path.join(a.outdir, "traffic.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -79,7 +91,7 @@ def main():
 
     fig = plt.figure(figsize=(15, 5))
     for k, np_ in enumerate((2, 4)):
-        cells = read_cells(os.path.join(HERE, f"cells-{np_}.txt"))
+        cells = read_cells(files[f"cells-{np_}.txt"])
         nx, ny, nz = (max(c[i] for c in cells) + 1 for i in range(3))
         filled = np.zeros((nx, ny, nz), dtype=bool)
         colours = np.zeros((nx, ny, nz, 4))
@@ -115,7 +127,7 @@ def main():
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title("frontier traffic, 100 steps, cpu variant", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
-    out = os.path.join(a.out, "decomposition.png")
+    out = os.path.join(a.outdir, "decomposition.png")
     fig.savefig(out, dpi=110)
     print("wrote", out)
 

@@ -1,14 +1,25 @@
 #!/usr/bin/env python3
 """plot.py: lab 11's tables (and a plot where matplotlib is installed) from the kit's JSON lines.
-  python3 labs/11-gpu-direct/plot.py [halo.jsonl] [laplace.jsonl]
-halo.jsonl: kit-halo-sweep --json lines (kit.halo_sweep/1); laplace.jsonl: laplace_sweep.sh comm."""
+  python3 labs/11-gpu-direct/plot.py [--data HALO.jsonl [LAPLACE.jsonl]] [--outdir DIR]
+HALO.jsonl: kit-halo-sweep --json lines (kit.halo_sweep/1; default halo-4xH200.jsonl here);
+LAPLACE.jsonl: laplace_sweep.sh comm (default laplace-comm-4xH200.jsonl here, with the default
+HALO only). The plot, halo-sweep.png, goes into DIR (default labs/out/11-gpu-direct/, made if
+missing). Needs only the standard library; matplotlib adds the plot."""
 import json
 import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-halo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "halo-4xH200.jsonl")
-lap = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "laplace-comm-4xH200.jsonl")
+sys.path.insert(0, os.path.dirname(here))
+import labargs  # noqa: E402
+
+DATA = [os.path.join(here, "halo-4xH200.jsonl"), os.path.join(here, "laplace-comm-4xH200.jsonl")]
+ap = labargs.parser(__file__, DATA, description=__doc__.split("\n")[0], data_help="HALO.jsonl [LAPLACE.jsonl]")
+a = ap.parse_args()
+if len(a.data) > 2:
+    ap.error("--data takes HALO.jsonl and at most one LAPLACE.jsonl")
+halo = a.data[0]
+lap = a.data[1] if len(a.data) > 1 else None
 
 rows = [json.loads(l) for l in open(halo) if l.strip()]
 for ranks in sorted({r["ranks"] for r in rows}):
@@ -25,7 +36,7 @@ for ranks in sorted({r["ranks"] for r in rows}):
             cells.append(f"{m[0]['us']:.1f} / {m[0]['GBs_one_way']:.1f}" if m else "")
         print(f"| {b:.0f} | " + " | ".join(cells) + " |")
 
-if os.path.exists(lap):
+if lap:
     runs = [json.loads(l) for l in open(lap) if l.strip()]
     base = [r for r in runs if r["ranks"] == 1]
     t1 = base[0]["fom"]["value"] if base else None
@@ -44,6 +55,7 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
+    print("\nmatplotlib is missing (labs/setup.sh installs it): tables only")
     sys.exit(0)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 for ax, ranks in zip(axes, sorted({r["ranks"] for r in rows})):
@@ -60,4 +72,6 @@ for ax, ranks in zip(axes, sorted({r["ranks"] for r in rows})):
     ax.set_title(f"{ranks} ranks, one H200 each")
     ax.legend()
 fig.tight_layout()
-fig.savefig(os.path.join(here, "halo-sweep.png"), dpi=110)
+out = os.path.join(labargs.outdir(a.outdir), "halo-sweep.png")
+fig.savefig(out, dpi=110)
+print(f"\nwrote {labargs.rel(out)}")

@@ -9,6 +9,7 @@
 #            (expand messages, parents local), then auto on 1 x 2 and multi-thread --gpus 2
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
 case $mode in

@@ -12,6 +12,7 @@
 #   dual   : two GPUs (2 ranks), naive and two-stream at L = 512 (unverified) and L = 64,
 #            all three layouts; two H200, 2026-11-24: labs/data/h200x2-2026-11-24/ising-dual-*.jsonl
 mode=$1; out=$2; bin=${3:-build/bin/ising}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 run() { "$@" --json "$out" > /dev/null || { echo "ising_sweep: failed: $*" >&2; exit 1; }; }
 case $mode in

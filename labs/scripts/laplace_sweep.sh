@@ -12,6 +12,7 @@
 #           two-stream over each --comm transport (host, ipc, nccl), beside the 1-GPU baseline
 set -u
 mode=$1; out=$2; bin=${3:-build/bin/laplace}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
 mpi() { local np=$1; shift; run "$here/mpirun.sh" "$np" "$bin" "$@"; }

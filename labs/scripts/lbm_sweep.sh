@@ -14,6 +14,7 @@
 #            halo_in) and the MPI bytes per step are in each JSON line (Risso Sec. 4.2)
 #   cpu    : this machine, cpu variant at 64^3 on 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/lbm}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(dirname "$out")
 . "$here/sweep_lib.sh"

@@ -10,6 +10,7 @@
 #            two H200, 2026-11-24: labs/data/h200x2-2026-11-24/particles-dual-*.jsonl)
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
 case $mode in

@@ -274,6 +274,7 @@ def main(argv):
     a = parse_args(argv)
     app = a.spec
     weak = a.mode == "weak"
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)  # labs/out/<lab>/ on a fresh clone
     gpp = a.gpus_per_process or [None]
     runs = [(np_, g) for np_ in a.ranks for g in gpp]   # (ranks, GPUs per process)
     user_threads = os.environ.get("OMP_NUM_THREADS")

@@ -11,6 +11,7 @@
 #            2026-11-24: labs/data/h200x2-2026-11-24/tetfv-dual-*.jsonl)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
+mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
 big="--mesh box:150 --iters 50 --reps 3 --skip-oracle"

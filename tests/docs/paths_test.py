@@ -44,31 +44,12 @@ TICKS = re.compile(r"`([^`]+)`")
 # Paths in labs/ READMEs that failed when this test was written: (file, path as printed),
 # with the line it was on then.
 KNOWN = {
-    ("labs/01-profiling/README.md", "../../../shared/seeds/000_f40b0347fa5f33fd.txt"),  # line 31
     ("labs/01-profiling/README.md", "./app"),  # line 39
     ("labs/01-profiling/README.md", "/tmp/lab01/b"),  # line 114
     ("labs/01-profiling/README.md", "/tmp/lab01/b/"),  # line 117
     ("labs/01-profiling/README.md", "/tmp/lab01/b/configure.log"),  # line 117
     ("labs/01-profiling/README.md", "/tmp/lab01/b/build.log"),  # line 117
     ("labs/01-profiling/README.md", "/tmp/lab01/b/bin"),  # line 119
-    ("labs/02-overlap/README.md", "/tmp/lab02"),  # line 173
-    ("labs/03-multi-gpu-threads/README.md", "../shared/seeds/001_5c64d68c2bfeada2.txt"),  # line 25
-    ("labs/03-multi-gpu-threads/README.md", "../shared/DEVICE.md"),  # line 195
-    ("labs/04-hybrid-model/README.md", "/work/main"),  # line 172
-    ("labs/04-hybrid-model/README.md", "/work/main/build"),  # line 172
-    ("labs/04-hybrid-model/README.md", "/tmp/sweep.jsonl"),  # line 303
-    ("labs/05-scaling/README.md", "../shared/seeds/001_5c64d68c2bfeada2.txt"),  # line 38
-    ("labs/05-scaling/README.md", "../shared/seeds/000_f40b0347fa5f33fd.txt"),  # line 43
-    ("labs/05-scaling/README.md", "labs/05-scaling/gpu-weak"),  # line 218
-    ("labs/05-scaling/README.md", "labs/05-scaling/gpu-2x-apps"),  # line 233
-    ("labs/06-ising-sliced/README.md", "/tmp/l6.jsonl"),  # line 200
-    ("labs/06-ising-sliced/README.md", "/tmp/ising-2x.csv"),  # line 582
-    ("labs/07-lbm-cavity/README.md", "../shared/DEVICE.md"),  # line 186
-    ("labs/08-tetfv-partitioning/README.md", "../shared/seeds/001_5c64d68c2bfeada2.txt"),  # line 39
-    ("labs/08-tetfv-partitioning/README.md", "shared/DEVICE.md"),  # line 317
-    ("labs/09-bfs-bitmap/README.md", "/tmp/l9.log"),  # line 146
-    ("labs/09-bfs-bitmap/README.md", "/tmp/l9.jsonl"),  # line 146
-    ("labs/11-gpu-direct/README.md", "../shared/seeds/004_1a92fc39482716a2.txt"),  # line 12
 }
 
 
