@@ -286,10 +286,35 @@ int kit_choose_gpus(kit_env *env, const char *app, int needs_gpu, int mt_max, in
   return 1;
 }
 
+kit_progress kit_progress_start(const kit_run *run) {
+  const char *e = getenv("KIT_PROGRESS_S");
+  char *end = NULL;
+  const double every = e && *e ? strtod(e, &end) : 10.0;
+  int rank = 0;
+  KIT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  kit_progress p = {kit_now(), 0.0, end && *end == '\0' && every >= 0.0 ? every : 10.0,
+                    !run->quiet && rank == 0};
+  p.last = p.start;
+  return p;
+}
+
+void kit_progress_line(kit_progress *p, const char *what, int done, int total, double per) {
+  const double now = kit_now();
+  if (!p->on || now - p->start < p->every || (now - p->last < p->every && done < total)) return;
+  p->last = now;
+  if (total > 0)
+    fprintf(stderr, "progress: %s %d of %d done, %.0f s elapsed, about %.0f s left\n", what, done, total,
+            now - p->start, per * (total - done));
+  else
+    fprintf(stderr, "progress: %s done, %.0f s elapsed\n", what, now - p->start);
+  fflush(stderr);
+}
+
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks) {
   kit_timing t;
   memset(&t, 0, sizeof t);
+  kit_progress pr = kit_progress_start(run);
   t.reps = run->reps;
   t.iters = run->iters;
   if (run->warmup > 0) {
@@ -307,6 +332,7 @@ kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, k
     reset(state);
   }
   t.nphases = kit_phases_reduce(MPI_COMM_WORLD, prof, &t.phase_names, &t.phase_secs);
+  kit_progress_line(&pr, "warm-up and profiled pass", 0, 0, 0.0);
   if (run->trace) kit_trace_write(run->trace, MPI_COMM_WORLD);
 
   if (halo) {
@@ -327,6 +353,7 @@ kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, k
     } else {
       times[r] = timed_steps(state, step, run->iters);
     }
+    kit_progress_line(&pr, "repetition", r + 1, run->reps, times[r]);
   }
   t.time = kit_stats_of(times, run->reps);
   free(times);

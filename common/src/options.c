@@ -66,6 +66,8 @@ int kit_run_options(kit_run *r, kit_option *o) {
        "with --checkpoint: every N steps of the last repetition", 1, 1e9, 0, NULL, NULL, NULL},
       {"restart", KIT_OPT_STRING, &r->restart, "FILE",
        "start from a checkpoint and run up to --iters steps in all", 1, 0, 0, NULL, NULL, NULL},
+      {"quiet", KIT_OPT_FLAG, &r->quiet, NULL,
+       "no progress lines on stderr (a long run prints one every 10 s)", 1, 0, 1, NULL, NULL, NULL},
       {"help", KIT_OPT_FLAG, &r->help, NULL, "print this help", 1, 0, 1, NULL, NULL, NULL},
       {NULL, KIT_OPT_END, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL},
   };

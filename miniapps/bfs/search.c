@@ -101,6 +101,7 @@ int bfs_timed(void *ctx, const kit_variant *kv, void *st, kit_timing *t) {
   const kit_env *env = r->c.env;
 
   /* Warm-up and the profiled pass (phases, --trace), both untimed, from the first key. */
+  kit_progress pr = kit_progress_start(&p->run);
   for (int w = 0; w < p->run.warmup; ++w) v->search(st, r->roots[0]);
   kit_phases_reset();
   kit_profile_enable(1);
@@ -114,6 +115,7 @@ int bfs_timed(void *ctx, const kit_variant *kv, void *st, kit_timing *t) {
   /* Kernel 2: every search timed on its own, then validated (untimed). */
   int64_t *parent_own = kit_malloc((size_t)(r->graph.own_count + 1) * sizeof(int64_t), "parents");
   int32_t *level_own = kit_malloc((size_t)(r->graph.own_count + 1) * sizeof(int32_t), "levels");
+  const double searches_start = kit_now();
   for (int k = 0; k < r->nbfs; ++k) {
     KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const double t0 = kit_now();
@@ -135,6 +137,8 @@ int bfs_timed(void *ctx, const kit_variant *kv, void *st, kit_timing *t) {
         kit_output_close(f, "--dump-parents", p->dump_parents); /* a short write is checked here (ferror) */
       }
     }
+    /* A long run says how far it is (searches and their validation: the time left). */
+    kit_progress_line(&pr, "search", k + 1, r->nbfs, (kit_now() - searches_start) / (k + 1));
   }
   free(parent_own);
   free(level_own);

@@ -107,6 +107,16 @@ int kit_mt_gpus(const kit_env *env, const char *app, int requested, int max);
  * or -1 after a usage line. */
 int kit_choose_gpus(kit_env *env, const char *app, int needs_gpu, int mt_max, int mt_thread_level,
                     int requested, int *total);
+/* Progress of a long run on stderr (rank 0; --quiet silences it): a line once the run has
+ * taken KIT_PROGRESS_S seconds (default 10), then at most one per KIT_PROGRESS_S, with the
+ * time left from `per` seconds a unit (total 0: no estimate). Called between timed units
+ * only (kit_time_variant's repetitions, bfs's searches), never inside one. */
+typedef struct kit_progress {
+  double start, last, every;
+  int on;
+} kit_progress;
+kit_progress kit_progress_start(const kit_run *run);
+void kit_progress_line(kit_progress *p, const char *what, int done, int total, double per);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks);

@@ -61,6 +61,7 @@ typedef struct kit_run {
   const char *checkpoint; /* --checkpoint FILE: write the state (time-stepping apps) */
   int checkpoint_every;   /* --checkpoint-every N: every N steps of the last repetition */
   const char *restart;    /* --restart FILE: start from a checkpoint */
+  int quiet;              /* --quiet: no progress lines on stderr */
   int help;               /* --help */
 } kit_run;
 
@@ -69,7 +70,7 @@ kit_run kit_run_defaults(void);
 
 /* Writes the common options into `out` (room for at least KIT_RUN_NOPTS entries)
  * and returns how many were written. */
-#define KIT_RUN_NOPTS 17
+#define KIT_RUN_NOPTS 18
 int kit_run_options(kit_run *run, kit_option *out);
 
 /* The row of `name` in a table, to change what an app's use of a shared flag means (its
