@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "kit/fastdiv.h"
 #include "kit/hybrid.h"
 #include "kit/json.h"
@@ -18,19 +19,7 @@
 #include "kit/stats.h"
 
 namespace {
-struct Args {
-  std::vector<std::string> s;
-  std::vector<char *> p;
-  explicit Args(std::initializer_list<const char *> a) : Args(std::vector<const char *>(a)) {}
-  explicit Args(const std::vector<const char *> &a) {
-    s.push_back("prog");
-    for (const char *x : a) s.push_back(x);
-    for (auto &x : s) p.push_back(&x[0]);
-    p.push_back(nullptr);
-  }
-  int argc() const { return (int)s.size(); }
-  char **argv() { return p.data(); }
-};
+using kit_test::Args;
 
 struct Parsed {
   kit_run run = kit_run_defaults();

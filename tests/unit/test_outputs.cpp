@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "kit/check.h"
 #include "kit/json.h"
 #include "kit/options.h"
@@ -152,16 +153,7 @@ TEST(JsonEscape, AnyBytesGiveValidJson) {
 }
 
 namespace {
-struct Args {
-  std::vector<std::string> s;
-  std::vector<char *> p;
-  explicit Args(std::initializer_list<const char *> a) {
-    s.push_back("prog");
-    for (const char *x : a) s.push_back(x);
-    for (auto &x : s) p.push_back(&x[0]);
-    p.push_back(nullptr);
-  }
-};
+using kit_test::Args;
 
 struct Table {
   kit_run run = kit_run_defaults();
@@ -179,7 +171,7 @@ struct Table {
     opts[n++] = {"sweeps", KIT_OPT_INT, &run.iters, "N", "sweeps", 0, 1e9, 0, nullptr, nullptr, nullptr};
     opts[n].type = KIT_OPT_END;
   }
-  int parse(Args &a) { return kit_parse((int)a.s.size(), a.p.data(), opts, err, sizeof err); }
+  int parse(Args &a) { return kit_parse(a.argc(), a.argv(), opts, err, sizeof err); }
 };
 }  // namespace
 
