@@ -93,149 +93,254 @@ int kit_comm_check(const kit_env *env, const char *app, const char *variant, con
   return -1;
 }
 
-#ifdef KIT_HAVE_CUDA
-/* ipc: per side, this rank's inbox (two slots, where the neighbour on that side writes), the
- * neighbour's inbox mapped here (where this rank writes), and interprocess events per slot:
- * `sent` recorded by the writer after its copy, `consumed` by the reader after taking the
- * slot out. A slot is written again two exchanges later, after the writer's stream has
- * waited for the reader's `consumed` of it. */
-typedef struct ipc_side {
-  void *inbox;                                /* mine: 2 x capacity bytes on my device */
-  void *peer_inbox;                           /* the neighbour's, mapped (cudaIpcOpenMemHandle) */
-  cudaEvent_t sent[2], consumed[2];           /* mine, shared with the neighbour */
-  cudaEvent_t peer_sent[2], peer_consumed[2]; /* the neighbour's, opened here */
-} ipc_side;
+/* Message tags: what travels with send_tag t carries tag base + t. */
+enum { TAG_DATA = 200, TAG_HANDLES = 200 + KIT_LINK_TAGS, TAG_TOKEN = 200 + 2 * KIT_LINK_TAGS };
 
-/* What a rank publishes to one neighbour: its inbox and its events. */
+static size_t send_bytes(const kit_exchange *x, int k) {
+  return x->links[k].send_count * x->elem;
+}
+static size_t recv_bytes(const kit_exchange *x, int k) {
+  return x->links[k].recv_count * x->elem;
+}
+/* Does link k move a message out (in) this time? */
+static int sends(const kit_exchange *x, int k, void *const send[]) {
+  return x->links[k].rank != MPI_PROC_NULL && x->links[k].send_count > 0 && send[k] != NULL;
+}
+static int receives(const kit_exchange *x, int k, void *const recv[]) {
+  return x->links[k].rank != MPI_PROC_NULL && x->links[k].recv_count > 0 && recv[k] != NULL;
+}
+static void count_sent(kit_exchange *x, int k) {
+  x->halo.messages += 1;
+  x->halo.bytes += (long long)send_bytes(x, k);
+}
+
+#ifdef KIT_HAVE_CUDA
+/* ipc: per link, this rank's inbox (two slots, where the neighbour writes), the neighbour's
+ * inbox mapped here (where this rank writes), and interprocess events per slot: `sent`
+ * recorded by the writer after its copy, `consumed` by the reader after taking the slot out.
+ * A slot is written again two exchanges later, after the writer's stream has waited for the
+ * reader's `consumed` of it. A link to this rank itself (a periodic slab on one rank) uses
+ * its own inbox and events: a process cannot open its own IPC handles. */
+typedef struct ipc_link {
+  void *inbox;                                /* mine: 2 x recv bytes on my device (NULL: none) */
+  void *peer_inbox;                           /* the neighbour's, mapped (NULL: nothing to send) */
+  int opened;                                 /* peer_inbox and peer events were opened here */
+  cudaEvent_t sent[2], consumed[2];           /* mine, shared with the neighbour */
+  cudaEvent_t peer_sent[2], peer_consumed[2]; /* the neighbour's */
+} ipc_link;
+
+/* What a rank publishes on one link: its inbox and its events. */
 typedef struct ipc_handles {
+  int has_inbox;
   cudaIpcMemHandle_t inbox;
   cudaIpcEventHandle_t sent[2], consumed[2];
 } ipc_handles;
 
-static void ipc_init(kit_exchange *x, MPI_Comm comm) {
-  ipc_side *side = calloc(2, sizeof *side);
-  if (!side) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for the IPC exchange");
-  ipc_handles mine[2], theirs[2];
-  memset(mine, 0, sizeof mine);
-  for (int s = 0; s < 2; ++s) {
-    if (x->halo.nbr[s] == MPI_PROC_NULL) continue;
-    KIT_CUDA_CHECK(cudaMalloc(&side[s].inbox, 2 * x->capacity));
-    KIT_CUDA_CHECK(cudaIpcGetMemHandle(&mine[s].inbox, side[s].inbox));
+static void ipc_init(kit_exchange *x) {
+  const int n = x->nlinks;
+  ipc_link *link = calloc((size_t)n + 1, sizeof *link);
+  ipc_handles *mine = calloc((size_t)n + 1, sizeof *mine), *theirs = calloc((size_t)n + 1, sizeof *theirs);
+  MPI_Request *req = calloc(2 * (size_t)n + 1, sizeof *req);
+  MPI_Status *status = calloc(2 * (size_t)n + 1, sizeof *status);
+  if (!link || !mine || !theirs || !req || !status)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for the IPC exchange");
+  int me = 0, nreq = 0;
+  KIT_MPI_CHECK(MPI_Comm_rank(x->comm, &me));
+  for (int k = 0; k < n; ++k) {
+    const kit_link *l = &x->links[k];
+    if (l->rank == MPI_PROC_NULL) continue;
+    if (l->recv_count > 0) {
+      KIT_CUDA_CHECK(cudaMalloc(&link[k].inbox, 2 * x->cap_recv[k]));
+      KIT_CUDA_CHECK(cudaIpcGetMemHandle(&mine[k].inbox, link[k].inbox));
+      mine[k].has_inbox = 1;
+    }
     for (int slot = 0; slot < 2; ++slot) {
       const unsigned flags = cudaEventInterprocess | cudaEventDisableTiming;
-      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&side[s].sent[slot], flags));
-      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&side[s].consumed[slot], flags));
-      KIT_CUDA_CHECK(cudaIpcGetEventHandle(&mine[s].sent[slot], side[s].sent[slot]));
-      KIT_CUDA_CHECK(cudaIpcGetEventHandle(&mine[s].consumed[slot], side[s].consumed[slot]));
+      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&link[k].sent[slot], flags));
+      KIT_CUDA_CHECK(cudaEventCreateWithFlags(&link[k].consumed[slot], flags));
+      KIT_CUDA_CHECK(cudaIpcGetEventHandle(&mine[k].sent[slot], link[k].sent[slot]));
+      KIT_CUDA_CHECK(cudaIpcGetEventHandle(&mine[k].consumed[slot], link[k].consumed[slot]));
     }
   }
-  /* My side s is the neighbour's other side: its handles for me come back on side s. */
-  MPI_Request req[4];
-  int nreq = 0;
-  for (int s = 0; s < 2; ++s) {
-    if (x->halo.nbr[s] == MPI_PROC_NULL) continue;
-    KIT_MPI_CHECK(MPI_Irecv(&theirs[s], (int)sizeof theirs[s], MPI_BYTE, x->halo.nbr[s], 130 + (1 - s), comm,
-                            &req[nreq++]));
-    KIT_MPI_CHECK(
-        MPI_Isend(&mine[s], (int)sizeof mine[s], MPI_BYTE, x->halo.nbr[s], 130 + s, comm, &req[nreq++]));
+  /* My handles go out as a message of this link (send_tag); the neighbour's come in as one. */
+  for (int k = 0; k < n; ++k) {
+    const kit_link *l = &x->links[k];
+    if (l->rank == MPI_PROC_NULL) continue;
+    KIT_MPI_CHECK(MPI_Irecv(&theirs[k], (int)sizeof theirs[k], MPI_BYTE, l->rank, TAG_HANDLES + l->recv_tag,
+                            x->comm, &req[nreq++]));
+    KIT_MPI_CHECK(MPI_Isend(&mine[k], (int)sizeof mine[k], MPI_BYTE, l->rank, TAG_HANDLES + l->send_tag,
+                            x->comm, &req[nreq++]));
   }
-  MPI_Status status[4]; /* not MPI_STATUSES_IGNORE: GCC reads MPICH's as an empty array */
   KIT_MPI_CHECK(MPI_Waitall(nreq, req, status));
-  for (int s = 0; s < 2; ++s) {
-    if (x->halo.nbr[s] == MPI_PROC_NULL) continue;
-    KIT_CUDA_CHECK(
-        cudaIpcOpenMemHandle(&side[s].peer_inbox, theirs[s].inbox, cudaIpcMemLazyEnablePeerAccess));
-    for (int slot = 0; slot < 2; ++slot) {
-      KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&side[s].peer_sent[slot], theirs[s].sent[slot]));
-      KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&side[s].peer_consumed[slot], theirs[s].consumed[slot]));
+  for (int k = 0; k < n; ++k) {
+    const kit_link *l = &x->links[k];
+    if (l->rank == MPI_PROC_NULL) continue;
+    if (l->rank == me) {
+      /* My message on this link lands on my own link that receives its tag. */
+      int other = -1;
+      for (int j = 0; j < n; ++j)
+        if (x->links[j].rank == me && x->links[j].recv_tag == l->send_tag) other = j;
+      if (other < 0)
+        kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "ipc exchange: no link of this rank receives tag %d",
+                l->send_tag);
+      link[k].peer_inbox = link[other].inbox;
+      for (int slot = 0; slot < 2; ++slot) {
+        link[k].peer_sent[slot] = link[other].sent[slot];
+        link[k].peer_consumed[slot] = link[other].consumed[slot];
+      }
+      continue;
     }
+    if (theirs[k].has_inbox)
+      KIT_CUDA_CHECK(
+          cudaIpcOpenMemHandle(&link[k].peer_inbox, theirs[k].inbox, cudaIpcMemLazyEnablePeerAccess));
+    for (int slot = 0; slot < 2; ++slot) {
+      KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&link[k].peer_sent[slot], theirs[k].sent[slot]));
+      KIT_CUDA_CHECK(cudaIpcOpenEventHandle(&link[k].peer_consumed[slot], theirs[k].consumed[slot]));
+    }
+    link[k].opened = 1;
   }
-  x->ipc = side;
+  free(mine);
+  free(theirs);
+  free(req);
+  free(status);
+  x->ipc = link;
 }
 
 static void ipc_free(kit_exchange *x) {
-  ipc_side *side = x->ipc;
+  ipc_link *link = x->ipc;
   /* Nobody may still read my inbox or write into the neighbour's: drain, then meet. */
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
-  KIT_MPI_CHECK(MPI_Barrier(x->halo.comm));
-  for (int s = 0; s < 2; ++s) {
-    if (!side[s].inbox) continue;
-    KIT_CUDA_CHECK(cudaIpcCloseMemHandle(side[s].peer_inbox));
+  KIT_MPI_CHECK(MPI_Barrier(x->comm));
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (!link[k].opened) continue;
+    if (link[k].peer_inbox) KIT_CUDA_CHECK(cudaIpcCloseMemHandle(link[k].peer_inbox));
     for (int slot = 0; slot < 2; ++slot) {
-      KIT_CUDA_CHECK(cudaEventDestroy(side[s].peer_sent[slot]));
-      KIT_CUDA_CHECK(cudaEventDestroy(side[s].peer_consumed[slot]));
+      KIT_CUDA_CHECK(cudaEventDestroy(link[k].peer_sent[slot]));
+      KIT_CUDA_CHECK(cudaEventDestroy(link[k].peer_consumed[slot]));
     }
   }
-  KIT_MPI_CHECK(MPI_Barrier(x->halo.comm));
-  for (int s = 0; s < 2; ++s) {
-    if (!side[s].inbox) continue;
-    KIT_CUDA_CHECK(cudaFree(side[s].inbox));
+  KIT_MPI_CHECK(MPI_Barrier(x->comm));
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->links[k].rank == MPI_PROC_NULL) continue;
+    if (link[k].inbox) KIT_CUDA_CHECK(cudaFree(link[k].inbox));
     for (int slot = 0; slot < 2; ++slot) {
-      KIT_CUDA_CHECK(cudaEventDestroy(side[s].sent[slot]));
-      KIT_CUDA_CHECK(cudaEventDestroy(side[s].consumed[slot]));
+      KIT_CUDA_CHECK(cudaEventDestroy(link[k].sent[slot]));
+      KIT_CUDA_CHECK(cudaEventDestroy(link[k].consumed[slot]));
     }
   }
-  free(side);
+  free(link);
   x->ipc = NULL;
 }
 
 /* One exchange: write into each neighbour's inbox slot, say so, take mine out. The token
  * message is sent only after this exchange's `sent` records are enqueued and the last one's
  * `consumed` records too, so every cross-process wait below finds the record it needs (the
- * record a slot gets next needs a token this rank has not sent yet). */
-static void ipc_run(kit_exchange *x, void *const send[2], void *const recv[2], cudaStream_t stream) {
-  ipc_side *side = x->ipc;
-  kit_halo *h = &x->halo;
+ * record a slot gets next needs a token this rank has not sent yet). Every link trades a
+ * token each time, whether or not a message moves, so both ends count exchanges alike. */
+static void ipc_run(kit_exchange *x, void *const send[], void *const recv[], cudaStream_t stream) {
+  ipc_link *link = x->ipc;
   const int slot = (int)(x->calls & 1);
-  const size_t at = (size_t)slot * x->capacity;
   int g = kit_gpu_range_begin("ipc_put", stream);
-  for (int s = 0; s < 2; ++s) {
-    if (h->nbr[s] == MPI_PROC_NULL) continue;
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, side[s].peer_consumed[slot], 0));
-    KIT_CUDA_CHECK(cudaMemcpyAsync((char *)side[s].peer_inbox + at, send[s], x->bytes,
-                                   cudaMemcpyDeviceToDevice, stream));
-    KIT_CUDA_CHECK(cudaEventRecord(side[s].sent[slot], stream));
-    h->messages += 1;
-    h->bytes += (long long)x->bytes;
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (!sends(x, k, send)) continue;
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, link[k].peer_consumed[slot], 0));
+    KIT_CUDA_CHECK(cudaMemcpyAsync((char *)link[k].peer_inbox + (size_t)slot * x->cap_send[k], send[k],
+                                   send_bytes(x, k), cudaMemcpyDeviceToDevice, stream));
+    KIT_CUDA_CHECK(cudaEventRecord(link[k].sent[slot], stream));
+    count_sent(x, k);
   }
   kit_gpu_range_end(g, stream);
   KIT_RANGE_PUSH("ipc_token");
-  int token_out = slot, token_in[2] = {0, 0};
-  MPI_Request req[4];
-  int nreq = 0;
-  for (int s = 0; s < 2; ++s) {
-    if (h->nbr[s] == MPI_PROC_NULL) continue;
-    KIT_MPI_CHECK(MPI_Irecv(&token_in[s], 1, MPI_INT, h->nbr[s], 140 + (1 - s), h->comm, &req[nreq++]));
-    KIT_MPI_CHECK(MPI_Isend(&token_out, 1, MPI_INT, h->nbr[s], 140 + s, h->comm, &req[nreq++]));
+  int token_out = slot, nreq = 0;
+  for (int k = 0; k < x->nlinks; ++k) {
+    const kit_link *l = &x->links[k];
+    if (l->rank == MPI_PROC_NULL) continue;
+    KIT_MPI_CHECK(
+        MPI_Irecv(&x->token[k], 1, MPI_INT, l->rank, TAG_TOKEN + l->recv_tag, x->comm, &x->req[nreq++]));
+    KIT_MPI_CHECK(
+        MPI_Isend(&token_out, 1, MPI_INT, l->rank, TAG_TOKEN + l->send_tag, x->comm, &x->req[nreq++]));
   }
-  MPI_Status status[4];
-  KIT_MPI_CHECK(MPI_Waitall(nreq, req, status));
+  KIT_MPI_CHECK(MPI_Waitall(nreq, x->req, x->status));
   KIT_RANGE_POP();
   g = kit_gpu_range_begin("ipc_take", stream);
-  for (int s = 0; s < 2; ++s) {
-    if (h->nbr[s] == MPI_PROC_NULL) continue;
-    if (token_in[s] != slot)
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->links[k].rank == MPI_PROC_NULL) continue;
+    if (x->token[k] != slot)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "ipc exchange: rank %d is at slot %d, this rank at %d",
-              h->nbr[s], token_in[s], slot);
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, side[s].peer_sent[slot], 0));
-    KIT_CUDA_CHECK(
-        cudaMemcpyAsync(recv[s], (char *)side[s].inbox + at, x->bytes, cudaMemcpyDeviceToDevice, stream));
-    KIT_CUDA_CHECK(cudaEventRecord(side[s].consumed[slot], stream));
+              x->links[k].rank, x->token[k], slot);
+    if (!receives(x, k, recv)) continue;
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, link[k].peer_sent[slot], 0));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(recv[k], (char *)link[k].inbox + (size_t)slot * x->cap_recv[k],
+                                   recv_bytes(x, k), cudaMemcpyDeviceToDevice, stream));
+    KIT_CUDA_CHECK(cudaEventRecord(link[k].consumed[slot], stream));
   }
   kit_gpu_range_end(g, stream);
 }
 #endif
 
-void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
-                       MPI_Datatype type, size_t elem, int on_host) {
+/* Links ordered by (rank, tag) of their sends (`by_send`) or receives: NCCL pairs the
+ * messages between two ranks in the order they are issued, so both ends issue them by tag. */
+static const kit_exchange *sort_x;
+static int sort_by_send;
+static int link_order(const void *a, const void *b) {
+  const kit_link *la = &sort_x->links[*(const int *)a], *lb = &sort_x->links[*(const int *)b];
+  if (la->rank != lb->rank) return la->rank < lb->rank ? -1 : 1;
+  const int ta = sort_by_send ? la->send_tag : la->recv_tag, tb = sort_by_send ? lb->send_tag : lb->recv_tag;
+  return (ta > tb) - (ta < tb);
+}
+static void order_links(const kit_exchange *x, int *order, int by_send) {
+  for (int k = 0; k < x->nlinks; ++k) order[k] = k;
+  sort_x = x;
+  sort_by_send = by_send;
+  qsort(order, (size_t)x->nlinks, sizeof *order, link_order);
+}
+
+void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nlinks, const kit_link *links,
+                             MPI_Datatype type, size_t elem, int on_host) {
   memset(x, 0, sizeof *x);
   x->kind = kind;
-  x->bytes = x->capacity = count * elem;
+  x->comm = comm;
+  x->type = type;
+  x->elem = elem;
   x->on_host = on_host;
-  /* Only `host` stages: the others hand the device buffers to the transport. */
-  kit_halo_init_typed(&x->halo, comm, nbr_down, nbr_up, count, type, elem, kind == KIT_COMM_HOST, !on_host);
+  x->nlinks = nlinks;
+  const size_t n = (size_t)nlinks + 1;
+  x->links = kit_malloc(n * sizeof *x->links, "exchange links");
+  x->cap_send = kit_malloc(n * sizeof *x->cap_send, "exchange capacities");
+  x->cap_recv = kit_malloc(n * sizeof *x->cap_recv, "exchange capacities");
+  x->stage_send = calloc(n, sizeof *x->stage_send);
+  x->stage_recv = calloc(n, sizeof *x->stage_recv);
+  x->req = kit_malloc(2 * n * sizeof *x->req, "exchange requests");
+  x->status = kit_malloc(2 * n * sizeof *x->status, "exchange statuses");
+  x->token = calloc(n, sizeof *x->token);
+  x->order_send = kit_malloc(n * sizeof *x->order_send, "exchange order");
+  x->order_recv = kit_malloc(n * sizeof *x->order_recv, "exchange order");
+  if (!x->stage_send || !x->stage_recv || !x->token)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for the exchange");
+  for (int k = 0; k < nlinks; ++k) {
+    const kit_link *l = &links[k];
+    x->links[k] = *l;
+    if (l->send_tag < 0 || l->send_tag >= KIT_LINK_TAGS || l->recv_tag < 0 || l->recv_tag >= KIT_LINK_TAGS)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "exchange link %d: tags %d, %d outside [0, %d)", k,
+              l->send_tag, l->recv_tag, KIT_LINK_TAGS);
+    if (l->send_count > (size_t)2147483647 || l->recv_count > (size_t)2147483647)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "exchange link %d: a message of more than 2^31 elements",
+              k);
+    x->cap_send[k] = l->send_count * elem;
+    x->cap_recv[k] = l->recv_count * elem;
+    x->req[2 * k] = x->req[2 * k + 1] = MPI_REQUEST_NULL;
+    /* Only `host` stages, and only device buffers: the others hand them to the transport. */
+    if (kind == KIT_COMM_HOST && !on_host && l->rank != MPI_PROC_NULL) {
+      if (l->send_count) x->stage_send[k] = kit_host_alloc(send_bytes(x, k), 1);
+      if (l->recv_count) x->stage_recv[k] = kit_host_alloc(recv_bytes(x, k), 1);
+    }
+  }
+  order_links(x, x->order_send, 1);
+  order_links(x, x->order_recv, 0);
+  /* Counters only (kit_halo's shape, so reports read every variant's the same way). */
+  kit_halo_init_typed(&x->halo, comm, MPI_PROC_NULL, MPI_PROC_NULL, 0, type, elem, 0, 0);
 #ifdef KIT_HAVE_CUDA
-  if (kind == KIT_COMM_IPC) ipc_init(x, comm);
+  if (kind == KIT_COMM_IPC) ipc_init(x);
 #endif
 #ifdef KIT_HAVE_NCCL
   if (kind == KIT_COMM_NCCL) {
@@ -252,6 +357,19 @@ void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_do
 #endif
 }
 
+void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
+                       MPI_Datatype type, size_t elem, int on_host) {
+  /* What goes down arrives at the neighbour below on its up link, and the other way round. */
+  const kit_link links[2] = {
+      {.rank = nbr_down, .send_count = count, .recv_count = count, .send_tag = KIT_DOWN, .recv_tag = KIT_UP},
+      {.rank = nbr_up, .send_count = count, .recv_count = count, .send_tag = KIT_UP, .recv_tag = KIT_DOWN},
+  };
+  kit_exchange_init_links(x, kind, comm, 2, links, type, elem, on_host);
+  x->halo.nbr[KIT_DOWN] = nbr_down;
+  x->halo.nbr[KIT_UP] = nbr_up;
+  x->halo.count = count;
+}
+
 void kit_exchange_free(kit_exchange *x) {
 #ifdef KIT_HAVE_NCCL
   if (x->nccl) KIT_NCCL_CHECK(ncclCommDestroy((ncclComm_t)x->nccl));
@@ -260,28 +378,33 @@ void kit_exchange_free(kit_exchange *x) {
 #ifdef KIT_HAVE_CUDA
   if (x->ipc) ipc_free(x);
 #endif
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->stage_send[k]) kit_host_free(x->stage_send[k], 1);
+    if (x->stage_recv[k]) kit_host_free(x->stage_recv[k], 1);
+  }
+  free(x->links);
+  free(x->cap_send);
+  free(x->cap_recv);
+  free(x->stage_send);
+  free(x->stage_recv);
+  free(x->req);
+  free(x->status);
+  free(x->token);
+  free(x->order_send);
+  free(x->order_recv);
   kit_halo_free(&x->halo);
+  x->nlinks = 0;
 }
 
 void kit_exchange_resize(kit_exchange *x, size_t count) {
-  if (count * x->halo.elem > x->capacity)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
-            "kit_exchange_resize: %zu elements exceed the %zu bytes set up", count, x->capacity);
-  x->halo.count = count;
-  x->bytes = count * x->halo.elem;
-}
-
-/* A copy of one message on the stream (host memory in the plan's CPU tests). */
-static void copy(const kit_exchange *x, void *dst, const void *src, void *stream) {
-  if (x->on_host) {
-    memcpy(dst, src, x->bytes);
-    return;
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->links[k].rank == MPI_PROC_NULL) continue;
+    if (count * x->elem > x->cap_send[k] || count * x->elem > x->cap_recv[k])
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "kit_exchange_resize: %zu elements exceed link %d as set up", count, k);
+    x->links[k].send_count = x->links[k].recv_count = count;
   }
-#ifdef KIT_HAVE_CUDA
-  KIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, x->bytes, cudaMemcpyDefault, (cudaStream_t)stream));
-#else
-  (void)stream;
-#endif
+  x->halo.count = count;
 }
 
 static void stream_sync(const kit_exchange *x, void *stream) {
@@ -293,31 +416,60 @@ static void stream_sync(const kit_exchange *x, void *stream) {
 #endif
 }
 
-/* Receives first, then sends (Paper II Listing 1), then both waits, over MPI. */
-static void mpi_exchange(kit_halo *h, void *const send[2], void *const recv[2]) {
+/* A copy of one message on the stream, between device and pinned staging. */
+static void stage_copy(void *dst, const void *src, size_t bytes, void *stream) {
+#ifdef KIT_HAVE_CUDA
+  KIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  (void)stream;
+  kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "kit_exchange: device buffers in a build without CUDA");
+#endif
+}
+
+/* Receives first, then sends (Paper II Listing 1), then every wait, over MPI. */
+static void mpi_exchange(kit_exchange *x, void *const send[], void *const recv[], void *const out[],
+                         void *const in[]) {
   KIT_RANGE_PUSH("mpi");
-  for (int side = 0; side < 2; ++side) kit_halo_irecv(h, side, recv[side]);
-  for (int side = 0; side < 2; ++side) kit_halo_isend(h, side, send[side]);
-  kit_halo_waitall(h);
+  int nreq = 0;
+  for (int k = 0; k < x->nlinks; ++k) {
+    const kit_link *l = &x->links[k];
+    if (receives(x, k, recv))
+      KIT_MPI_CHECK(MPI_Irecv(in[k], (int)l->recv_count, x->type, l->rank, TAG_DATA + l->recv_tag, x->comm,
+                              &x->req[nreq++]));
+  }
+  for (int k = 0; k < x->nlinks; ++k) {
+    const kit_link *l = &x->links[k];
+    if (!sends(x, k, send)) continue;
+    KIT_MPI_CHECK(MPI_Isend(out[k], (int)l->send_count, x->type, l->rank, TAG_DATA + l->send_tag, x->comm,
+                            &x->req[nreq++]));
+    count_sent(x, k);
+  }
+  KIT_MPI_CHECK(MPI_Waitall(nreq, x->req, x->status));
   KIT_RANGE_POP();
 }
 
-void kit_exchange_run(kit_exchange *x, void *const send[2], void *const recv[2], void *stream) {
-  kit_halo *h = &x->halo;
+void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], void *stream) {
   /* The tests' stale halo: nothing moves, the ghosts keep what they held. */
   if (kit_fault("stale-halo")) return;
   x->calls++;
   switch (x->kind) {
     case KIT_COMM_HOST: {
+      if (x->on_host) { /* host buffers: MPI reads and writes them */
+        mpi_exchange(x, send, recv, send, recv);
+        break;
+      }
       int g = kit_gpu_range_begin("d2h", stream);
-      for (int side = 0; side < 2; ++side)
-        if (h->send[side]) copy(x, h->send[side], send[side], stream);
+      for (int k = 0; k < x->nlinks; ++k)
+        if (sends(x, k, send)) stage_copy(x->stage_send[k], send[k], send_bytes(x, k), stream);
       kit_gpu_range_end(g, stream);
       stream_sync(x, stream); /* MPI cannot wait on a stream */
-      mpi_exchange(h, h->send, h->recv);
+      mpi_exchange(x, send, recv, x->stage_send, x->stage_recv);
       g = kit_gpu_range_begin("h2d", stream);
-      for (int side = 0; side < 2; ++side)
-        if (h->recv[side]) copy(x, recv[side], h->recv[side], stream);
+      for (int k = 0; k < x->nlinks; ++k)
+        if (receives(x, k, recv)) stage_copy(recv[k], x->stage_recv[k], recv_bytes(x, k), stream);
       kit_gpu_range_end(g, stream);
       break;
     }
@@ -327,22 +479,27 @@ void kit_exchange_run(kit_exchange *x, void *const send[2], void *const recv[2],
 #endif
       break;
     case KIT_COMM_CUDA_AWARE:
-      stream_sync(x, stream); /* the send planes are complete before MPI reads them */
-      mpi_exchange(h, send, recv);
+      stream_sync(x, stream); /* the send buffers are complete before MPI reads them */
+      mpi_exchange(x, send, recv, send, recv);
       break;
     case KIT_COMM_NCCL: {
 #ifdef KIT_HAVE_NCCL
-      /* One group: NCCL pairs each send with the neighbour's receive, whatever the order. */
+      /* One group: NCCL pairs the messages between two ranks in issue order, so receives go
+       * by (rank, recv_tag) and sends by (rank, send_tag), the order the other end uses. */
       const int g = kit_gpu_range_begin("nccl", stream);
       KIT_NCCL_CHECK(ncclGroupStart());
-      for (int side = 0; side < 2; ++side) {
-        if (h->nbr[side] == MPI_PROC_NULL) continue;
-        KIT_NCCL_CHECK(ncclRecv(recv[side], x->bytes, ncclChar, h->nbr[side], (ncclComm_t)x->nccl,
+      for (int i = 0; i < x->nlinks; ++i) {
+        const int k = x->order_recv[i];
+        if (receives(x, k, recv))
+          KIT_NCCL_CHECK(ncclRecv(recv[k], recv_bytes(x, k), ncclChar, x->links[k].rank, (ncclComm_t)x->nccl,
+                                  (cudaStream_t)stream));
+      }
+      for (int i = 0; i < x->nlinks; ++i) {
+        const int k = x->order_send[i];
+        if (!sends(x, k, send)) continue;
+        KIT_NCCL_CHECK(ncclSend(send[k], send_bytes(x, k), ncclChar, x->links[k].rank, (ncclComm_t)x->nccl,
                                 (cudaStream_t)stream));
-        KIT_NCCL_CHECK(ncclSend(send[side], x->bytes, ncclChar, h->nbr[side], (ncclComm_t)x->nccl,
-                                (cudaStream_t)stream));
-        h->messages += 1;
-        h->bytes += (long long)x->bytes;
+        count_sent(x, k);
       }
       KIT_NCCL_CHECK(ncclGroupEnd());
       kit_gpu_range_end(g, stream);

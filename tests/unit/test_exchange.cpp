@@ -77,3 +77,70 @@ TEST(Exchange, StaleHaloFaultMovesNothing) {
   EXPECT_EQ(x.halo.messages, 0);
   kit_exchange_free(&x);
 }
+
+// A periodic slab: on two ranks both links lead to the same neighbour, and only the tags tell
+// the plane going up from the one going down.
+TEST(Exchange, PeriodicLinksToOneRankKeepTheirSides) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int down = (rank + size - 1) % size, up = (rank + 1) % size;
+  const size_t count = 33;
+  kit_exchange x;
+  kit_exchange_init(&x, KIT_COMM_HOST, MPI_COMM_WORLD, down, up, count, MPI_DOUBLE, sizeof(double), 1);
+  Planes p;
+  fill(p, rank, 5, count);
+  run(&x, p);
+  for (size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(p.recv[KIT_DOWN][i], 1e6 * down + 1e4 * 5 + 1e3 + (double)i);  // what `down` sent up
+    ASSERT_EQ(p.recv[KIT_UP][i], 1e6 * up + 1e4 * 5 + (double)i);            // what `up` sent down
+  }
+  EXPECT_EQ(x.halo.messages, 2);
+  kit_exchange_free(&x);
+}
+
+// The general plan (tetfv's): a link to every other rank, messages of different lengths each
+// way, and messages skipped by both ends alike (a NULL buffer). Each rank gets exactly what
+// each neighbour addressed to it; a skipped receive is left untouched; the counters add up.
+TEST(Exchange, LinksOfUnequalCountsAndSkippedMessages) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto len = [](int from, int to) { return (size_t)(10 + 3 * from + 7 * to); };
+  auto value = [](int from, int to, int round, size_t i) {
+    return 1e6 * from + 1e5 * to + 1e4 * round + (double)i;
+  };
+  std::vector<kit_link> links;
+  for (int j = 0; j < size; ++j)
+    if (j != rank) links.push_back(kit_link{j, len(rank, j), len(j, rank), 0, 0});
+  const int n = (int)links.size();
+  kit_exchange x;
+  kit_exchange_init_links(&x, KIT_COMM_HOST, MPI_COMM_WORLD, n, links.data(), MPI_DOUBLE, sizeof(double), 1);
+  long long sent = 0, bytes = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::vector<double>> out(n), in(n);
+    std::vector<void *> send(n), recv(n);
+    for (int k = 0; k < n; ++k) {
+      const int j = links[k].rank;
+      out[k].resize(len(rank, j));
+      for (size_t i = 0; i < out[k].size(); ++i) out[k][i] = value(rank, j, round, i);
+      in[k].assign(len(j, rank), -1.0);
+      const bool skip = (rank + j + round) % 3 == 0;  // the same rule at both ends of the link
+      send[k] = skip ? nullptr : out[k].data();
+      recv[k] = skip ? nullptr : in[k].data();
+      if (!skip) {
+        sent += 1;
+        bytes += (long long)(out[k].size() * sizeof(double));
+      }
+    }
+    kit_exchange_run(&x, send.data(), recv.data(), nullptr);
+    for (int k = 0; k < n; ++k) {
+      const int j = links[k].rank;
+      const bool skip = (rank + j + round) % 3 == 0;
+      for (size_t i = 0; i < in[k].size(); ++i) ASSERT_EQ(in[k][i], skip ? -1.0 : value(j, rank, round, i));
+    }
+  }
+  EXPECT_EQ(x.halo.messages, sent);
+  EXPECT_EQ(x.halo.bytes, bytes);
+  kit_exchange_free(&x);
+}

@@ -14,11 +14,13 @@
  *               only enqueues (NVLink or PCIe peer copies inside NCCL).
  *   cuda-aware  the device buffers straight to MPI (an MPI that can read device memory;
  *               none of the kit's GPU machines has one: the run skips there, exit 77).
- * A side's message is `count` elements of `elem` bytes, contiguous in both the sender's and
- * the receiver's memory (a z-plane); side KIT_DOWN is the neighbour below, KIT_UP above,
- * MPI_PROC_NULL an edge (nothing moves). Counters and the stale-halo fault (KIT_FAULT=
+ * A plan is a list of links (neighbours, each with its message each way: a slab's two
+ * z-planes, an unstructured part's separator lists); a message is contiguous in both the
+ * sender's and the receiver's memory: where a face is not, the app packs and unpacks it with
+ * its own kernels around kit_exchange_run (lbm's five populations, tetfv's send lists).
+ * Counters (messages and bytes sent, in `halo`) and the stale-halo fault (KIT_FAULT=
  * stale-halo: no message moves, the tests' proof that verification sees a stale ghost) are
- * those of kit_halo, for every transport. */
+ * the same for every transport. */
 #ifndef KIT_EXCHANGE_H
 #define KIT_EXCHANGE_H
 #include <mpi.h>
@@ -50,33 +52,62 @@ int kit_comm_check(const kit_env *env, const char *app, const char *variant, con
 /* 1 if this MPI library can read device memory (MPIX_Query_cuda_support). */
 int kit_mpi_cuda_aware(void);
 
+/* One link of an exchange: a neighbour and the message each way. Several links may lead to
+ * one rank (both sides of a periodic slab on two ranks); the tags tell them apart: what this
+ * rank sends with send_tag arrives at the neighbour on its link whose recv_tag is that tag.
+ * The counts must agree across a link (my send_count is the neighbour's recv_count); either
+ * may be 0. rank MPI_PROC_NULL: no neighbour, nothing moves. */
+typedef struct kit_link {
+  int rank;
+  size_t send_count, recv_count; /* elements */
+  int send_tag, recv_tag;        /* 0 <= tag < KIT_LINK_TAGS */
+} kit_link;
+#define KIT_LINK_TAGS 64
+
 typedef struct kit_exchange {
   kit_comm kind;
-  kit_halo halo;   /* neighbours, requests, counters; pinned staging for `host` */
-  size_t bytes;    /* one message */
-  size_t capacity; /* the largest message, as set up (staging buffers' size) */
-  int on_host;     /* the buffers are host memory (CPU tests of the plan): plain copies */
-  void *nccl;      /* ncclComm_t of the communicator's ranks (nccl) */
-  void *ipc;       /* the inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
-  long long calls; /* exchanges so far (ipc: which inbox slot) */
+  MPI_Comm comm;
+  MPI_Datatype type;
+  size_t elem;                     /* bytes per element */
+  int nlinks;                      /* links in the plan (2 for a slab: KIT_DOWN, KIT_UP) */
+  kit_link *links;                 /* the plan, as given */
+  size_t *cap_send, *cap_recv;     /* per link: the messages' bytes at set-up (resize's limit) */
+  void **stage_send, **stage_recv; /* per link: pinned staging (host, device buffers) */
+  MPI_Request *req;                /* 2 per link */
+  MPI_Status *status;
+  int *token;                   /* ipc: per link, the neighbour's slot this exchange */
+  int *order_send, *order_recv; /* links by (rank, tag): NCCL pairs messages in issue order */
+  kit_halo halo;                /* counters (messages, bytes sent); a slab's neighbours in halo.nbr */
+  int on_host;                  /* the buffers are host memory (CPU tests, host-staged apps): no copies */
+  void *nccl;                   /* ncclComm_t of the communicator's ranks (nccl) */
+  void *ipc;                    /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
+  long long calls;              /* exchanges so far (ipc: which inbox slot) */
 } kit_exchange;
 
-/* Sets up the exchange among the ranks of `comm` (collective: nccl makes its communicator
- * here, from a unique id rank 0 broadcasts). The calling thread's current device is the one
- * the buffers live on. `on_host`: the "device" buffers are host memory (host transport only:
- * the plan's tests on a machine without a GPU). */
+/* Sets up an exchange over `nlinks` links among the ranks of `comm` (collective: nccl makes
+ * its communicator here, from a unique id rank 0 broadcasts; ipc trades memory and event
+ * handles with each neighbour). The calling thread's current device is the one the buffers
+ * live on. `on_host`: the buffers handed to kit_exchange_run are host memory; only `host`
+ * takes them, and MPI reads and writes them directly (the plan's tests on a machine without a
+ * GPU; an app that stages its own faces). */
+void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nlinks, const kit_link *links,
+                             MPI_Datatype type, size_t elem, int on_host);
+/* A slab's exchange (laplace, lbm, ising): link KIT_DOWN to nbr_down, KIT_UP to nbr_up,
+ * `count` elements each way (MPI_PROC_NULL at an edge). */
 void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
                        MPI_Datatype type, size_t elem, int on_host);
 void kit_exchange_free(kit_exchange *x);
-/* Later messages carry `count` elements, at most the count given to kit_exchange_init (the
- * message-size sweeps of labs/11-gpu-direct). */
+/* Later messages carry `count` elements on every link, at most what each link was set up
+ * with (the message-size sweeps of labs/11-gpu-direct). */
 void kit_exchange_resize(kit_exchange *x, size_t count);
-/* One exchange: side s's send[s] (count elements on the device) goes to that neighbour, whose
- * message lands in recv[s]; ordered on `stream` (a cudaStream_t): work queued on it after
- * the call sees the ghosts, and may overwrite the send buffers. Every side with a neighbour
- * needs both buffers. The host returns once the exchange is queued (nccl) or done (host,
- * cuda-aware: the stream is synchronised before MPI, since MPI cannot wait on a stream). */
-void kit_exchange_run(kit_exchange *x, void *const send[2], void *const recv[2], void *stream);
+/* One exchange: link k's send[k] (send_count elements, contiguous) goes to that neighbour,
+ * whose message lands in recv[k]; ordered on `stream` (a cudaStream_t): work queued on it
+ * after the call sees the received data, and may overwrite the send buffers. A NULL send[k]
+ * or recv[k] skips that message this time (ising's half-sweeps move one side's planes only);
+ * both ends of a link must skip alike. The host returns once the exchange is queued (ipc,
+ * nccl) or done (host, cuda-aware: the stream is synchronised before MPI, since MPI cannot
+ * wait on a stream). */
+void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], void *stream);
 
 #ifdef __cplusplus
 }
