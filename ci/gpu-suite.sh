@@ -7,7 +7,7 @@
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
 # tetfv-hybrid tetfv-dual; bfs: labs/scripts/bfs_sweep.sh as bfs-single bfs-large bfs-dual;
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual;
-# lbm also lbm-halo; `halo`: kit-halo-sweep on 2 and 4 GPUs (labs/11-gpu-direct); `sanitize`: compute-sanitizer
+# lbm also lbm-halo; comm-APP: labs/scripts/comm_sweep.sh APP (each --comm on 1, 2, 4 GPUs); `halo`: kit-halo-sweep on 2 and 4 GPUs (labs/11-gpu-direct); `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
 # KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_BUILD_TARGETS builds
 # only those targets (then select their tests with KIT_CTEST_ARGS); KIT_CTEST_ARGS adds ctest
@@ -62,6 +62,7 @@ for m in "$@"; do
             [ "$np" -le "$(nvidia-smi -L | wc -l)" ] || continue
             bash labs/scripts/mpirun.sh "$np" build-gpu/bin/kit-halo-sweep --comm all --json "$OUT/halo.jsonl" 2>> "$OUT/bench.log" | tee -a "$OUT/halo.txt"
           done ;;
+    comm-*) bash labs/scripts/comm_sweep.sh "${m#comm-}" "$OUT/comm.jsonl" "build-gpu/bin/${m#comm-}" 2>> "$OUT/bench.log" ;;
     lbm-*) bash labs/scripts/lbm_sweep.sh "${m#lbm-}" "$OUT/lbm.jsonl" build-gpu/bin/lbm 2>> "$OUT/bench.log" ;;
     *) bash labs/scripts/laplace_sweep.sh "$m" "$OUT/laplace.jsonl" build-gpu/bin/laplace 2>> "$OUT/bench.log" ;;
   esac
@@ -72,6 +73,7 @@ done
 [ -s "$OUT/tetfv.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/tetfv.jsonl"
 [ -s "$OUT/bfs.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/bfs.jsonl"
 [ -s "$OUT/particles.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/particles.jsonl"
+[ -s "$OUT/comm.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/comm.jsonl"
 [ -s "$OUT/lbm.jsonl" ] && python3 labs/scripts/summarize.py "$OUT/lbm.jsonl" && python3 - "$OUT/lbm.jsonl" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):

@@ -2,7 +2,8 @@
 """summarize.py JSONL [--csv FILE]: one table row per kit.result/1 line (app, variant,
 ranks, GPUs, size, CPU fraction, steps per repetition, min/median/max seconds per
 repetition, figure of merit, GB/s, fraction of the ceiling measured in the same run,
-verification). A `halo` column (params.halo: lbm's copies, pack, cuda-aware, or peer for
+verification). A `comm` column (params.comm: the --comm transport) is added only when some
+line used one other than host; a `halo` column (params.halo: lbm's copies, pack, cuda-aware, or peer for
 multi-thread) is added only when some line has one; a multi-thread line with params.halo
 and no params.p2p (lbm) shows its halo mode under p2p. Standard library only."""
 import argparse
@@ -25,6 +26,7 @@ def row(r):
         "p2p": "" if r["variant"] != "multi-thread" else
                (p["halo"] if "p2p" not in p and p.get("halo") else ("on" if p.get("p2p") else "off")),
         "halo": p.get("halo", ""),
+        "comm": p.get("comm", ""),
         "omp_wait": p.get("omp_wait_policy", "") if r["variant"] == "hybrid" else "",
         "steps": r["time_s"].get("steps", ""),
         "min_s": f"{r['time_s']['min']:.6f}",
@@ -51,6 +53,8 @@ def main():
     all_cols = list(COLS)
     if any(r["halo"] for r in rows):
         all_cols.insert(all_cols.index("p2p") + 1, "halo")
+    if any(r["comm"] not in ("", "host") for r in rows):  # some run moved halos over another transport
+        all_cols.insert(all_cols.index("p2p") + 1, "comm")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=all_cols, extrasaction="ignore")

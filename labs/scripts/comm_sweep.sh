@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# comm_sweep.sh APP OUT.jsonl [BIN]: each app's step time per --comm transport on 2 and 4 GPUs
+# (as many as the machine has) beside its 1-GPU baseline from the same job: the issue-20
+# figures of labs/11-gpu-direct. One kit.result/1 line per run is appended to OUT; the
+# efficiency is the 1-GPU throughput times the GPU count against the measured one.
+#   laplace  two-stream, 512^3 per GPU (weak): laplace_sweep.sh comm
+#   lbm      two-stream, 256^3 per GPU (weak); host with --halo copies and pack, the others pack
+#   ising    two-stream --layout msc, L = 1024 (strong), unverified at this size (the oracle
+#            would take minutes; the transports' tests verify at small L)
+#   tetfv    two-stream, box:150 (strong), --reorder none
+set -u
+app=$1; out=$2; bin=${3:-build/bin/$app}
+mkdir -p "$(dirname "$out")"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sweep_lib.sh"
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+mpi() { local np=$1; shift; run "$here/mpirun.sh" "$np" "$bin" "$@"; }
+case $app in
+  laplace) exec bash "$here/laplace_sweep.sh" comm "$out" "$bin" ;;
+  lbm)
+    run "$bin" --variant two-stream --size 256 --iters 50 --reps 5 --skip-oracle
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      sz="--size 256,256,$((256 * np)) --iters 50 --reps 5 --skip-oracle"
+      mpi $np --variant two-stream --comm host --halo copies $sz
+      for c in host ipc nccl; do mpi $np --variant two-stream --comm $c --halo pack $sz; done
+    done ;;
+  ising)
+    run "$bin" --variant two-stream --layout msc --size 1024 --iters 20 --reps 3 --no-verify
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      for c in host ipc nccl; do mpi $np --variant two-stream --layout msc --comm $c --size 1024 --iters 20 --reps 3 --no-verify; done
+    done ;;
+  tetfv)
+    big="--mesh box:150 --iters 50 --reps 3 --skip-oracle --reorder none"
+    run "$bin" --variant two-stream $big
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      for c in host ipc nccl; do mpi $np --variant two-stream --comm $c $big; done
+    done ;;
+  *) echo "usage: comm_sweep.sh laplace|lbm|ising|tetfv OUT.jsonl [BIN]" >&2; exit 2 ;;
+esac
