@@ -6,12 +6,13 @@
 #   cavity : one GPU, the Re = 1000 cavity on 96^3 (and 128^3) to steady state against
 #            Albensoeder & Kuhlmann 2005; profiles as CSV beside OUT.jsonl
 #   dual   : two GPUs, 256^3 per GPU weak scaling and 256^3 strong scaling, naive and two-stream
-#            (the weak case also with --halo pack and cuda-aware); two H200, 2026-11-24:
-#            labs/data/h200x2-2026-11-24/lbm-dual-*.jsonl (cuda-aware skipped: MPI not CUDA-aware)
+#            (the weak case also with --halo pack and --halo pack --comm cuda-aware, once spelled
+#            --halo cuda-aware); two H200, 2026-11-24: labs/data/h200x2-2026-11-24/lbm-dual-*.jsonl
+#            (cuda-aware skipped: MPI not CUDA-aware)
 #   halo   : one GPU, two ranks sharing it: naive and two-stream with --halo copies, pack and
-#            cuda-aware (skipped, 77, where MPI is not CUDA-aware) at 128^3 (oracle on) and
-#            256^3 in total, 50 steps x 5 repetitions; the exchange's phases (halo_out, mpi,
-#            halo_in) and the MPI bytes per step are in each JSON line (Risso Sec. 4.2)
+#            pack --comm cuda-aware (skipped, 77, where MPI is not CUDA-aware) at 128^3 (oracle
+#            on) and 256^3 in total, 50 steps x 5 repetitions; the exchange's phases (halo_out,
+#            mpi, halo_in) and the MPI bytes per step are in each JSON line (Risso Sec. 4.2)
 #   cpu    : this machine, cpu variant at 64^3 on 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/lbm}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
@@ -34,7 +35,7 @@ case $mode in
     for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant $v --size 256,256,512 --iters 50 --reps 5 --skip-oracle
       run "$here/mpirun.sh" 2 "$bin" --variant $v --size 256 --iters 50 --reps 5 --skip-oracle
-      for h in pack cuda-aware; do
+      for h in pack "pack --comm cuda-aware"; do
         run "$here/mpirun.sh" 2 "$bin" --variant $v --halo $h --size 256,256,512 --iters 50 --reps 5 --skip-oracle
       done
     done
@@ -44,7 +45,7 @@ case $mode in
     for n in 128 256; do
       extra=""; [ "$n" -ge 256 ] && extra=--skip-oracle
       for v in naive two-stream; do
-        for h in copies pack cuda-aware; do
+        for h in copies pack "pack --comm cuda-aware"; do
           run "$here/mpirun.sh" 2 "$bin" --variant $v --halo $h --size $n --iters 50 --reps 5 $extra
         done
       done

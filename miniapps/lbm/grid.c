@@ -9,11 +9,11 @@
 #include "kit/philox.h"
 #include "lbm.h"
 
-const char *const lbm_halo_names[3] = {"copies", "pack", "cuda-aware"};
+const char *const lbm_halo_names[2] = {"copies", "pack"};
 
 void lbm_derive(lbm_params *p) {
   p->halo_mode = LBM_HALO_COPIES;
-  for (int m = 0; m < 3; ++m)
+  for (int m = 0; m < 2; ++m)
     if (p->halo && strcmp(p->halo, lbm_halo_names[m]) == 0) p->halo_mode = (lbm_halo_mode)m;
   const int poiseuille = strcmp(p->flow, "poiseuille") == 0;
   p->u_ref = poiseuille ? p->peak_velocity : p->lid_velocity;

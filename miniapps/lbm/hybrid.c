@@ -9,10 +9,11 @@
  *       (bulk stream): its inner planes;
  *   CPU (all OpenMP threads, the master having queued the GPU work first): its boundary
  *       planes, MPI, its inner planes, then the ghost planes of both parts.
- * --halo (faces.h) chooses how the GPU part's lower face reaches MPI: copies, a pack kernel,
- * or a CUDA-aware MPI on the device buffer. The GPU-CPU interface always goes through pinned
- * host memory (the CPU part reads it): five copies under `copies`, a pack kernel and one copy
- * otherwise. With a share that gives the CPU no plane, the driver runs the two-stream variant.
+ * --halo (faces.h) chooses how the GPU part's faces reach pinned host memory: five copies, or
+ * a pack kernel and one copy (faces.h's staged pack); the lower one goes to MPI from there,
+ * the upper one to the CPU part, which reads host memory. hybrid keeps this MPI exchange of
+ * its own (no --comm yet: its upper end is the CPU part's host memory, README.md "--comm").
+ * With a share that gives the CPU no plane, the driver runs the two-stream variant.
  *   mpiexec -n 2 build/bin/lbm --variant hybrid --cpu-fraction 0.05 --size 128 --halo pack */
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,8 @@ static void *hy_setup(const void *arg) {
   const size_t count = (size_t)LBM_ZQ * c->blk.plane;
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
-  mode[KIT_UP] = c->p->halo_mode == LBM_HALO_COPIES ? LBM_HALO_COPIES : LBM_HALO_PACK;
-  lbm_dev_faces_init(&s->faces, &s->d, mode);
+  mode[KIT_UP] = (int)c->p->halo_mode;
+  lbm_dev_faces_init(&s->faces, &s->d, mode, 1);
   if (c->nbr[KIT_UP] != MPI_PROC_NULL) {
     s->up_send = kit_host_alloc(count * sizeof(double), 0);
     s->up_recv = kit_host_alloc(count * sizeof(double), 0);

@@ -17,15 +17,18 @@
 extern "C" {
 #endif
 
-/* How a GPU variant moves a face's five crossing populations to and from MPI (--halo; Risso
- * Sec. 4.2's three schemes). The message is the same in all three: 5 * nx * ny doubles. */
+/* How a GPU variant moves a face's five crossing populations out of the lattice and back
+ * (--halo; Risso Sec. 4.2's schemes). The message is the same in both: 5 * nx * ny doubles;
+ * how it travels between processes is --comm (kit/exchange.h). */
 typedef enum lbm_halo_mode {
-  LBM_HALO_COPIES = 0, /* five cudaMemcpyAsync per face into pinned host memory, MPI from host */
-  LBM_HALO_PACK,       /* a pack kernel into one device buffer, one copy to pinned host, MPI from host */
-  LBM_HALO_CUDA_AWARE  /* the same pack kernel, MPI straight from (and into) the device buffer */
+  LBM_HALO_COPIES = 0, /* five cudaMemcpyAsync per face into pinned host memory (--comm host only) */
+  LBM_HALO_PACK        /* a pack kernel into one device buffer, an unpack kernel out of one */
 } lbm_halo_mode;
 /* The --halo names, in lbm_halo_mode's order. */
-extern const char *const lbm_halo_names[3];
+extern const char *const lbm_halo_names[2];
+/* The variants whose exchange between processes goes through kit/exchange.h (--comm); hybrid
+ * and multi-thread keep their own (README.md, "--comm"). */
+#define LBM_COMM_VARIANTS "naive|two-stream"
 
 /* Every problem parameter, with the common run flags. */
 typedef struct lbm_params {
@@ -42,7 +45,8 @@ typedef struct lbm_params {
   const char *dump;     /* --dump FILE: rho, ux, uy, uz per cell, raw little-endian doubles */
   const char *vtk;      /* --vtk FILE: legacy VTK image (ParaView) */
   const char *profile;  /* --profile FILE: centre-line profiles as CSV */
-  const char *halo;     /* --halo: naive, two-stream, hybrid's exchange (lbm_halo_names) */
+  const char *halo;     /* --halo: naive, two-stream, hybrid's faces (lbm_halo_names) */
+  const char *comm;     /* --comm: naive, two-stream: how the faces move between processes */
   /* --restart: the lattice comes from a checkpoint instead of --init: global planes
    * [restart_k0, restart_k0 + restart_nz), each the 19 populations of an xy-plane
    * (population after population, x fastest), or NULL. */

@@ -7,6 +7,7 @@
  *   mpiexec -n 2 build/bin/lbm --size 6,4,8 --iters 20 --init random
  *   build/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
 #include "kit/app.h"
+#include "kit/exchange.h"
 #include "run.h"
 
 static const kit_variant *const variants[] = {
@@ -28,7 +29,7 @@ int main(int argc, char **argv) {
                       .peak_velocity = 0.05,
                       .init = "rest",
                       .check_every = 100,
-                      .halo = "copies"}};
+                      .comm = "host"}};
   lbm_params *p = &a.p;
   kit_option opts[KIT_RUN_NOPTS + 16];
   int n = kit_run_options(&p->run, opts);
@@ -48,8 +49,10 @@ int main(int argc, char **argv) {
       {"vtk", KIT_OPT_STRING, &p->vtk, "FILE", "write a legacy VTK image of rho and u (ParaView)", 1, 0, 0, NULL, NULL, NULL},
       {"profile", KIT_OPT_STRING, &p->profile, "FILE", "write the centre-line profiles (and the reference) as CSV", 1, 0, 0, NULL, NULL, NULL},
       /* multi-thread copies peer to peer between its GPUs (its MPI ends use the five copies), and
-       * cpu packs on the host: --halo has nothing to choose there. */
-      {"halo", KIT_OPT_STRING, &p->halo, "MODE", "face populations to MPI by 5 copies, a pack kernel + 1 copy, or device buffers to a CUDA-aware MPI", 1, 0, 0, "copies|pack|cuda-aware", NULL, NULL, "naive|two-stream|hybrid"},
+       * cpu packs on the host: --halo has nothing to choose there. Its default depends on --comm
+       * (lbm_check): copies land in host memory, which only the host transport sends. */
+      {"halo", KIT_OPT_STRING, &p->halo, "MODE", "face populations out of the lattice: 5 copies to pinned host (--comm host only) or a pack kernel [copies with --comm host, else pack]", 1, 0, 0, "copies|pack", NULL, NULL, "naive|two-stream|hybrid"},
+      {"comm", KIT_OPT_STRING, &p->comm, "T", "how the face populations move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LBM_COMM_VARIANTS},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

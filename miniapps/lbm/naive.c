@@ -1,11 +1,13 @@
 /* naive.c: the `naive` variant. One MPI rank per GPU, one stream, no overlap: update every
  * plane, then move the five populations that leave the slab through each face out of the
- * lattice, exchange them with MPI, and move the received ones into the ghost planes (Risso
- * Sec. 4.2's exchange; Bernaschi et al. Sec. 2's baseline). The GPU idles during every copy
- * and message. How the populations reach MPI is --halo (faces.h): five copies per face to
- * pinned host memory, a pack kernel and one copy, or the packed device buffer handed to a
- * CUDA-aware MPI.
- *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --halo pack */
+ * lattice, exchange them with the neighbours, and move the received ones into the ghost
+ * planes (Risso Sec. 4.2's exchange; Bernaschi et al. Sec. 2's baseline). The GPU idles
+ * during every copy and message. How the populations leave and enter the lattice is --halo
+ * (faces.h: five copies per face to pinned host memory, or a pack kernel into a device
+ * buffer); how they travel between processes is --comm (kit/exchange.h: host, ipc, nccl,
+ * cuda-aware; copies only with host, whose MPI then reads the pinned faces as they are).
+ *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --halo pack
+ *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --comm nccl */
 #include <stdlib.h>
 
 #include "faces.h"
@@ -17,8 +19,8 @@ typedef struct naive_state {
   lbm_ctx c;
   lbm_dev_block d;
   cudaStream_t stream;
-  lbm_dev_faces faces; /* the face buffers of --halo */
-  kit_halo halo;       /* MPI neighbours and counters (no staging of its own) */
+  lbm_dev_faces faces; /* where the populations leave and enter the lattice (--halo) */
+  kit_exchange x;      /* how they move between processes (--comm), and the counters */
 } naive_state;
 
 static void init_state(naive_state *s) {
@@ -32,11 +34,10 @@ static void *naive_setup(const void *arg) {
   s->c = *c;
   lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0,
-                1);
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
-  lbm_dev_faces_init(&s->faces, &s->d, mode);
+  lbm_dev_faces_init(&s->faces, &s->d, mode, 0);
+  lbm_exchange_init(&s->x, c);
   init_state(s);
   return s;
 }
@@ -50,8 +51,9 @@ static void naive_run(void *st, int steps) {
   lbm_dev_block *d = &s->d;
   const lbm_params *p = s->c.p;
   const int nz = d->blk.nz;
-  kit_halo *h = &s->halo;
   const lbm_dev_faces *x = &s->faces;
+  void *send[2], *recv[2];
+  lbm_dev_faces_msgs(x, send, recv);
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("compute");
@@ -62,17 +64,20 @@ static void naive_run(void *st, int steps) {
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
-    /* The exchange, timed as a whole and in its three parts (the --halo comparison). */
+    /* The exchange, timed as a whole and in its three parts (the --halo and --comm
+     * comparisons); each part ends with the stream, so its time is the GPU's too. */
     KIT_RANGE_PUSH("exchange");
     KIT_RANGE_PUSH("halo_out");
     for (int side = 0; side < 2; ++side) lbm_dev_faces_out(x, d, d->fn, side, s->stream);
+    /* Needed under copies: MPI reads the pinned faces as they are (an on_host exchange). */
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
-    KIT_RANGE_PUSH("mpi");
-    for (int side = 0; side < 2; ++side) kit_halo_irecv(h, side, lbm_dev_faces_recv_buf(x, side));
-    for (int side = 0; side < 2; ++side) kit_halo_isend(h, side, lbm_dev_faces_send_buf(x, side));
-    kit_halo_waitall(h);
+    /* The layer's own ranges show inside (mpi; d2h and h2d when host stages a pack; ipc_*,
+     * nccl); ipc and nccl only enqueue, so the stream is waited for here. */
+    KIT_RANGE_PUSH("transport");
+    kit_exchange_run(&s->x, send, recv, s->stream);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
     /* From below come the populations moving up; they land in ghost plane 0. */
@@ -93,13 +98,13 @@ static void naive_fetch_lattice(void *st, double *f) {
   lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f);
 }
 static const kit_halo *naive_halo(void *st) {
-  return &((naive_state *)st)->halo;
+  return &((naive_state *)st)->x.halo;
 }
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->stream));
-  kit_halo_free(&s->halo);
+  kit_exchange_free(&s->x);
   lbm_dev_faces_free(&s->faces);
   lbm_dev_block_free(&s->d);
   free(s);
@@ -109,8 +114,8 @@ const lbm_variant lbm_naive = {
     .base =
         {
             .name = "naive",
-            .summary =
-                "one rank per GPU, one stream: update, then faces out, MPI, faces in (no overlap; --halo)",
+            .summary = "one rank per GPU, one stream: update, then faces out, exchange, faces in (no "
+                       "overlap; --halo, --comm)",
             .needs_gpu = 1,
             .setup = naive_setup,
             .reset = naive_reset,

@@ -40,6 +40,9 @@ void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit
    * peer to peer (five copies at its MPI ends); cpu packs on the host. */
   kit_json_string(j, "halo",
                   !v->needs_gpu ? "host" : (strcmp(v->name, "multi-thread") == 0 ? "peer" : p->halo));
+  /* How they move between processes: --comm where the variant takes it (naive, two-stream);
+   * cpu, hybrid and multi-thread's process ends call MPI on host memory. */
+  kit_json_string(j, "comm", kit_variant_in(LBM_COMM_VARIANTS, v->name) ? p->comm : "host");
   kit_json_int(j, "iters", p->run.iters);
   kit_json_int(j, "steps", r->out.steps);
   kit_json_int(j, "start_step", p->start_step);

@@ -28,6 +28,15 @@ int lbm_check(const kit_env *env, void *params, const char *variant) {
     return kit_usage_error(env, "lbm: --peak-velocity applies only to --case poiseuille");
   if (a->every_given && !steady)
     return kit_usage_error(env, "lbm: --check-every applies only with --until-steady");
+  /* --halo copies lands the faces in pinned host memory, which only the host transport sends
+   * as it is; the device transports move the pack kernel's device buffer. */
+  const int host_comm = strcmp(p->comm, "host") == 0;
+  if (p->halo && !host_comm && strcmp(p->halo, "copies") == 0)
+    return kit_usage_error(env,
+                           "lbm: --halo copies needs --comm host (its faces are in host memory; --comm %s "
+                           "moves device buffers: use --halo pack)",
+                           p->comm);
+  if (!p->halo) p->halo = host_comm ? "copies" : "pack";
   if (p->size[2] < env->nranks)
     return kit_usage_error(
         env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
@@ -93,9 +102,11 @@ int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, d
                            "lbm: --size: %d z-planes cannot be split over %d ranks x %d GPUs "
                            "(each GPU needs at least one plane)",
                            p->size[2], env->nranks, gpus);
-  /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
-  if (p->halo_mode == LBM_HALO_CUDA_AWARE && !kit_mpi_cuda_aware())
-    return kit_skip(env, "lbm", v->name, "MPI library is not CUDA-aware");
+  /* A transport this machine cannot run (not built, an MPI that is not CUDA-aware, NCCL on
+   * ranks that share a GPU, IPC across nodes) skips, exit 77 (kit/exchange.h). */
+  const int crc =
+      kit_variant_in(LBM_COMM_VARIANTS, v->name) ? kit_comm_check(env, "lbm", v->name, p->comm) : -1;
+  if (crc >= 0) return crc;
   if (p->run.restart) {
     /* The whole file now (header and checksum): a checkpoint of another problem, or a
      * damaged one, is bad input, refused before anything is allocated. */

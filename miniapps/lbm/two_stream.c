@@ -1,13 +1,18 @@
 /* two_stream.c: the `two-stream` variant. One MPI rank per GPU with a boundary stream and a
  * bulk stream (Risso Sec. 4.3, the outer/inner split of Fig. 4.1; Bernaschi et al. Fig. 2):
- * the two boundary planes are updated first and their five face-crossing populations copied
- * to the host on the boundary stream, while the inner planes update on the bulk stream; MPI
- * and the copies of the received populations into the ghost planes overlap the bulk.
- * Events order the streams (as laplace's two-stream): the next boundary update waits for this
- * bulk, the next bulk for this step's boundary update (never for the exchange). --halo
- * (faces.h) chooses how the populations reach MPI: copies, a pack kernel, or a CUDA-aware MPI
- * on the device buffers; all of it stays on the boundary stream.
- *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --halo pack */
+ * the two boundary planes are updated first and their five face-crossing populations moved
+ * out of the lattice on the boundary stream, while the inner planes update on the bulk
+ * stream; the exchange with the neighbours and the moves of the received populations into
+ * the ghost planes overlap the bulk. Events order the streams (as laplace's two-stream): the
+ * next boundary update waits for this bulk, the next bulk for this step's boundary update
+ * (never for the exchange). --halo (faces.h) chooses how the populations leave and enter the
+ * lattice (five copies to pinned host memory, or a pack kernel into a device buffer), --comm
+ * (kit/exchange.h) how they travel; all of it is ordered on the boundary stream, and whether
+ * the host waits for that stream is the transport's business (host and cuda-aware: yes,
+ * before MPI; ipc and nccl: no, they only enqueue), except under copies, whose pinned faces
+ * MPI reads as they are.
+ *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --halo pack
+ *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --comm nccl */
 #include <stdlib.h>
 
 #include "faces.h"
@@ -21,8 +26,8 @@ typedef struct two_stream_state {
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary update is done */
   cudaEvent_t bulk_done;     /* this step's bulk is done */
-  lbm_dev_faces faces;       /* the face buffers of --halo */
-  kit_halo halo;             /* MPI neighbours and counters */
+  lbm_dev_faces faces;       /* where the populations leave and enter the lattice (--halo) */
+  kit_exchange x;            /* how they move between processes (--comm), and the counters */
 } two_stream_state;
 
 static void init_state(two_stream_state *s) {
@@ -43,11 +48,10 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 0,
-                1);
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
-  lbm_dev_faces_init(&s->faces, &s->d, mode);
+  lbm_dev_faces_init(&s->faces, &s->d, mode, 0);
+  lbm_exchange_init(&s->x, c);
   init_state(s);
   return s;
 }
@@ -61,8 +65,10 @@ static void ts_run(void *st, int steps) {
   lbm_dev_block *d = &s->d;
   const lbm_params *p = s->c.p;
   const int nz = d->blk.nz;
-  kit_halo *h = &s->halo;
   const lbm_dev_faces *x = &s->faces;
+  const int on_host = p->halo_mode == LBM_HALO_COPIES; /* the exchange's messages are pinned host */
+  void *send[2], *recv[2];
+  lbm_dev_faces_msgs(x, send, recv);
   const double Fx = p->force[0], Fy = p->force[1], Fz = p->force[2];
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
@@ -88,16 +94,18 @@ static void ts_run(void *st, int steps) {
     kit_gpu_range_end(g, s->bulk);
     KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
-    KIT_RANGE_PUSH("wait_boundary");
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
-    KIT_RANGE_POP();
-    KIT_RANGE_PUSH("mpi");
-    /* Receives are posted only now: the previous step's copies or unpack kernel out of the
-     * receive buffers are complete once the boundary stream has drained, and so is this
-     * step's pack (MPI may read the device buffer under cuda-aware). */
-    for (int side = 0; side < 2; ++side) kit_halo_irecv(h, side, lbm_dev_faces_recv_buf(x, side));
-    for (int side = 0; side < 2; ++side) kit_halo_isend(h, side, lbm_dev_faces_send_buf(x, side));
-    kit_halo_waitall(h);
+    /* Under copies MPI reads and writes the pinned faces as they are, so the copies out must
+     * be done, and so must the previous step's copies out of the receive messages (the same
+     * stream). Under pack the layer orders the exchange on the boundary stream behind the
+     * pack kernels and before the unpack kernels: host and cuda-aware synchronise it before
+     * MPI, ipc and nccl only enqueue, and the host goes on to the next step. */
+    if (on_host) {
+      KIT_RANGE_PUSH("wait_boundary");
+      KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+      KIT_RANGE_POP();
+    }
+    KIT_RANGE_PUSH("exchange");
+    kit_exchange_run(&s->x, send, recv, s->boundary);
     KIT_RANGE_POP();
 
     g = kit_gpu_range_begin("halo_in", s->boundary);
@@ -119,7 +127,7 @@ static void ts_fetch_lattice(void *st, double *f) {
   lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f);
 }
 static const kit_halo *ts_halo(void *st) {
-  return &((two_stream_state *)st)->halo;
+  return &((two_stream_state *)st)->x.halo;
 }
 
 static void ts_teardown(void *st) {
@@ -128,7 +136,7 @@ static void ts_teardown(void *st) {
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
-  kit_halo_free(&s->halo);
+  kit_exchange_free(&s->x);
   lbm_dev_faces_free(&s->faces);
   lbm_dev_block_free(&s->d);
   free(s);
@@ -139,7 +147,8 @@ const lbm_variant lbm_two_stream = {
         {
             .name = "two-stream",
             .summary = "one rank per GPU; "
-                       "boundary stream (update, faces out, MPI, faces in; --halo) overlaps the bulk stream",
+                       "boundary stream (update, faces out, exchange, faces in; --halo, --comm) overlaps the "
+                       "bulk stream",
             .needs_gpu = 1,
             .setup = ts_setup,
             .reset = ts_reset,
