@@ -30,6 +30,7 @@ typedef struct ising_params {
   int mattis;         /* couplings J_ij = e_i e_j (--mattis) */
   int p_given;        /* --p appeared (refused with --mattis) */
   const char *dump;   /* --dump FILE: final spins as int8, x fastest, sample after sample */
+  const char *comm;   /* naive, two-stream: how plane parts move between processes (--comm, kit/exchange.h) */
   double w[3];        /* exp(-dE/T) for dE = 4, 8, 12, computed once on the host */
   /* --restart: the spins of every sample in logical order (the checkpoint's field, on every
    * rank) instead of --init, and the sweep they were taken after. */
@@ -105,6 +106,10 @@ typedef struct ising_ctx {
  * this rank's interior (local planes 1..n, n * plane_stride bytes, layout order); kit_main
  * owns timing, verification and reporting, a variant its memory, streams and threads. */
 typedef kit_variant ising_variant;
+
+/* The variants whose exchange between processes goes through kit/exchange.h (--comm); hybrid
+ * and multi-thread keep their own host-staged exchange. */
+#define ISING_COMM_VARIANTS "naive|two-stream"
 
 /* Most GPUs (sub-slabs) one multi-thread process drives. */
 #define ISING_MT_MAX_GPUS 16

@@ -1,7 +1,8 @@
 /* main.c: ising's options, context and descriptor; kit_main (kit/app.h) runs it: parse,
  * refuse, choose GPUs, check memory, ceilings, the hybrid share, warm up, profile, time,
  * verify, report. The variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do the
- * sweeps; setup.c holds the problem's rules and bytes, report.c what a run reports.
+ * sweeps; setup.c holds the problem's rules and bytes, report.c what a run reports; --comm
+ * (naive, two-stream) picks kit/exchange.h's transport.
  * Bernaschi et al. Sec. 3.1; see README.md in this folder.
  *   build/bin/ising --variant list
  *   mpiexec -n 2 build/bin/ising --variant cpu --size 32 --iters 20 --layout checkerboard */
@@ -10,6 +11,7 @@
 
 #include "kit/app.h"
 #include "kit/check.h"
+#include "kit/exchange.h"
 #include "kit/slab.h"
 #include "run.h"
 
@@ -41,6 +43,17 @@ static int context(const kit_env *env, void *params, const kit_variant *v, int g
   p->restart = r->restart_spins;
   *todo = p->run.iters - p->start_sweep;
   return -1;
+}
+
+/* --comm first (a transport this machine cannot run skips, exit 77, on every rank alike),
+ * then setup.c's plan: multi-thread's split, --restart, the bytes. */
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
+  const ising_params *p = params;
+  const int rc =
+      kit_variant_in(ISING_COMM_VARIANTS, v->name) ? kit_comm_check(env, "ising", v->name, p->comm) : -1;
+  if (rc >= 0) return rc;
+  return ising_run_plan(env, params, v, gpus, host, device);
 }
 
 static void free_context(void *ctx) {
@@ -91,7 +104,8 @@ int main(int argc, char **argv) {
                     .temp = 1.0,
                     .samples = 1,
                     .layout = "sliced",
-                    .init = "random"};
+                    .init = "random",
+                    .comm = "host"};
   p.run.iters = 20;
   kit_option opts[KIT_RUN_NOPTS + 10];
   int n = kit_run_options(&p.run, opts);
@@ -106,6 +120,7 @@ int main(int argc, char **argv) {
       {"init", KIT_OPT_STRING, &p.init, "KIND", "initial spins", 1, 0, 0, "random|up", NULL, NULL},
       {"mattis", KIT_OPT_FLAG, &p.mattis, NULL, "Mattis couplings J_ij = e_i e_j, checked against the gauge-transformed ferromagnet", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final spins as int8, x fastest, sample after sample", 1, 0, 0, NULL, NULL, NULL},
+      {"comm", KIT_OPT_STRING, &p.comm, "T", "how plane parts move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, ISING_COMM_VARIANTS},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
@@ -133,7 +148,7 @@ int main(int argc, char **argv) {
       .check = ising_check,
       .outputs = ising_outputs,
       .gpu_limit = ising_gpu_limit,
-      .plan = ising_run_plan,
+      .plan = plan,
       .context = context,
       .free_context = free_context,
       .cpu_units = cpu_units,

@@ -36,6 +36,9 @@ void ising_describe(const void *params, const void *ctx, const kit_variant *v, k
   kit_json_number(j, "p", p->p);
   kit_json_number(j, "temp", p->temp);
   kit_json_int(j, "samples", p->samples);
+  /* How plane parts moved between processes: --comm where the variant takes it; hybrid and
+   * multi-thread stage through host memory and MPI (cpu: MPI on host memory). */
+  kit_json_string(j, "comm", kit_variant_in(ISING_COMM_VARIANTS, v->name) ? p->comm : "host");
   kit_json_string(j, "init", p->init);
   kit_json_bool(j, "mattis", p->mattis);
   kit_json_int(j, "iters", p->run.iters); /* sweeps, the kit's one spelling of steps */

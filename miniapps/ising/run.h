@@ -13,8 +13,9 @@ double ising_attempts(const ising_params *p);
 int ising_check(const kit_env *env, void *params, const char *variant);
 /* kit_app.gpu_limit: multi-thread without --gpus uses every GPU with a granule to hold. */
 int ising_gpu_limit(const kit_env *env, const void *params);
-/* kit_app.plan: multi-thread's thread level and GPU split, the --restart check (sets
- * p->start_sweep, checkpoint.c), then the host and device bytes this rank will allocate. */
+/* kit_app.plan's body (main.c's plan calls it once --comm is checked): multi-thread's thread
+ * level and GPU split, the --restart check (sets p->start_sweep, checkpoint.c), then the host
+ * and device bytes this rank will allocate. */
 int ising_run_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
                    double *device);
 /* This rank's slab: whole granules (pairs of slices for sliced) of the z-decomposition. */

@@ -1,9 +1,10 @@
 /* two_stream.c: the `two-stream` variant. One MPI rank per GPU with a boundary stream and
  * a bulk stream (Bernaschi et al. Sec. 3.1 and Fig. 2): each half-sweep updates the
- * boundary planes of its colour first and copies the changed parts to the host on the
- * boundary stream, while the bulk planes update on the other stream; MPI and the copy of
- * the received ghost parts back to the device overlap the bulk. With the sliced layout a
- * half-sweep sends one message instead of two (Fig. 5).
+ * boundary planes of its colour first and exchanges their changed parts with the
+ * neighbours on the boundary stream (kit/exchange.h, --comm: host stages device-to-host,
+ * MPI, host-to-device; ipc, nccl and cuda-aware move them from device memory), while the
+ * bulk planes update on the other stream. With the sliced layout a half-sweep sends one
+ * message instead of two (Fig. 5).
  * Events order the streams: the next half-sweep reads what both wrote, so each stream
  * waits for the other's last event before its next kernel; the host never synchronises
  * the bulk.
@@ -21,7 +22,7 @@ typedef struct two_stream_state {
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this half-sweep's boundary kernel is done */
   cudaEvent_t bulk_done;     /* this half-sweep's bulk is done */
-  kit_halo halo;
+  kit_exchange x;            /* the parts' transport (--comm) */
   ising_plan plan[2];
   uint32_t sweep;
 } two_stream_state;
@@ -40,24 +41,20 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
-  kit_halo_init_typed(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP],
-                      ising_message_bytes(c->p, &c->blk), MPI_INT8_T, 1, 1, 1);
+  ising_exchange_init(&s->x, c);
   for (int col = 0; col < 2; ++col) s->plan[col] = ising_make_plan(&c->blk, col);
-  ising_prime_inboxes(s->halo.recv, ising_message_bytes(c->p, &c->blk));
   return s;
 }
 
 static void ts_reset(void *st) {
   two_stream_state *s = st;
-  ising_dev_block_reset(&s->d);
-  ising_prime_inboxes(s->halo.recv, ising_message_bytes(s->d.p, &s->d.blk));
+  ising_dev_block_reset(&s->d);             /* ghosts too: a stale halo starts from the initial spins again */
   s->sweep = (uint32_t)s->c.p->start_sweep; /* a restart continues the random numbers */
 }
 
 static void ts_run(void *st, int sweeps) {
   two_stream_state *s = st;
   ising_dev_block *d = &s->d;
-  const size_t bytes = ising_message_bytes(d->p, &d->blk);
   int first = 1;
   for (int t = 0; t < sweeps; ++t, ++s->sweep) {
     KIT_RANGE_PUSH("sweep");
@@ -72,42 +69,27 @@ static void ts_run(void *st, int sweeps) {
       ising_dev_half_sweep(d, col, s->sweep, pl->boundary, s->boundary);
       kit_gpu_range_end(g, s->boundary);
       KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
-      g = kit_gpu_range_begin("d2h", s->boundary);
-      for (int side = 0; side < 2; ++side)
-        if (pl->send_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(s->halo.send[side],
-                                         ising_dev_part(d, pl->send_plane[side], pl->part), bytes,
-                                         cudaMemcpyDeviceToHost, s->boundary));
-      kit_gpu_range_end(g, s->boundary);
 
-      /* The bulk reads only planes 1..n (never a ghost) and writes none the exchange
-       * touches, so it overlaps everything below. It needs the previous boundary kernel
-       * (which wrote the other colour of planes it reads, and read the planes it writes),
-       * not that half-sweep's copies. */
+      /* The bulk reads only planes 1..n (never a ghost) and writes neither a part the
+       * exchange sends (boundary planes) nor one it receives (ghosts), so it overlaps the
+       * exchange. It needs the previous boundary kernel (which wrote the other colour of
+       * planes it reads, and read the planes it writes), not that half-sweep's exchange.
+       * Launched before the exchange: with host and cuda-aware the host waits inside it. */
       g = kit_gpu_range_begin("bulk", s->bulk);
       ising_dev_half_sweep(d, col, s->sweep, pl->bulk, s->bulk);
       kit_gpu_range_end(g, s->bulk);
       KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
-      KIT_RANGE_PUSH("wait_boundary");
-      KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+      /* The changed parts to the neighbours, theirs into the ghost parts, on the boundary
+       * stream behind this boundary kernel (NULL: nothing on that side this half-sweep).
+       * host and cuda-aware: the layer synchronises the boundary stream before MPI and the
+       * host waits here; ipc and nccl: it only enqueues. The next boundary kernel, queued
+       * behind it on the same stream, reads the new ghosts and may overwrite the parts sent. */
+      KIT_RANGE_PUSH("exchange");
+      void *send[2], *recv[2];
+      ising_dev_faces(d, pl, send, recv);
+      kit_exchange_run(&s->x, send, recv, s->boundary);
       KIT_RANGE_POP();
-      KIT_RANGE_PUSH("mpi");
-      /* Receives are posted only now: the previous host-to-device copy, which reads the
-       * receive buffer, is complete once the boundary stream has drained. */
-      for (int side = 0; side < 2; ++side)
-        if (pl->recv_plane[side] >= 0) kit_halo_irecv(&s->halo, side, s->halo.recv[side]);
-      for (int side = 0; side < 2; ++side)
-        if (pl->send_plane[side] >= 0) kit_halo_isend(&s->halo, side, s->halo.send[side]);
-      kit_halo_waitall(&s->halo);
-      KIT_RANGE_POP();
-
-      g = kit_gpu_range_begin("h2d", s->boundary);
-      for (int side = 0; side < 2; ++side)
-        if (pl->recv_plane[side] >= 0)
-          KIT_CUDA_CHECK(cudaMemcpyAsync(ising_dev_part(d, pl->recv_plane[side], pl->part),
-                                         s->halo.recv[side], bytes, cudaMemcpyHostToDevice, s->boundary));
-      kit_gpu_range_end(g, s->boundary);
     }
     KIT_RANGE_POP();
   }
@@ -121,7 +103,7 @@ static void ts_fetch(void *st, void *out) {
   ising_dev_block_fetch(&((two_stream_state *)st)->d, out);
 }
 static const kit_halo *ts_halo(void *st) {
-  return &((two_stream_state *)st)->halo;
+  return &((two_stream_state *)st)->x.halo;
 }
 
 static void ts_teardown(void *st) {
@@ -130,14 +112,14 @@ static void ts_teardown(void *st) {
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
-  kit_halo_free(&s->halo);
+  kit_exchange_free(&s->x);
   ising_dev_block_free(&s->d);
   free(s);
 }
 
 const ising_variant ising_two_stream = {
     .name = "two-stream",
-    .summary = "one rank per GPU; boundary stream (update, D2H, MPI, H2D) overlaps the bulk stream",
+    .summary = "one rank per GPU; boundary stream (update, exchange over --comm) overlaps the bulk stream",
     .needs_gpu = 1,
     .setup = ts_setup,
     .reset = ts_reset,
