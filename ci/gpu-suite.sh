@@ -21,6 +21,9 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export KIT_CEILING_CACHE=$OUT/ceilings.txt
+# NVLink multicast stays off on these machines (../shared/DEVICE.md); exchange.c sets the NCCL
+# one too where the user has not.
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} NVSHMEM_DISABLE_NVLS=${NVSHMEM_DISABLE_NVLS:-1}
 log() { echo "== [${SECONDS}s] $*" | tee -a "$OUT/suite.log"; }
 
 log "machine"

@@ -1,5 +1,6 @@
 /* exchange.c: the transports of kit/exchange.h. Each is the whole of one way to move a
  * z-plane between the GPUs of two processes; the variants only say when. */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include "kit/exchange.h"
 
 #include <stdio.h>
@@ -344,6 +345,9 @@ void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int 
 #endif
 #ifdef KIT_HAVE_NCCL
   if (kind == KIT_COMM_NCCL) {
+    /* NVLink SHARP (multicast) stays off unless the user asks for it: the kit's GPU machines
+     * may not use it (../shared/DEVICE.md), and plain point-to-point messages gain nothing. */
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
     int rank = 0, size = 1;
     KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     KIT_MPI_CHECK(MPI_Comm_size(comm, &size));
