@@ -1,5 +1,5 @@
-/* exchange.c: the transports of kit/exchange.h. Each is the whole of one way to move a
- * z-plane between the GPUs of two processes; the variants only say when. */
+/* exchange.c: the transports of kit/exchange.h. Each is the whole of one way to move the
+ * messages of a plan's links between the GPUs of processes; the variants only say when. */
 #define _POSIX_C_SOURCE 200112L /* setenv */
 #include "kit/exchange.h"
 
