@@ -2,9 +2,10 @@
  * for these ghost cells from neighboring nodes and sends updated values of its separator
  * cells in return. The elements to be sent ... must be packed into a contiguous buffer ...
  * The ghost cells are organized such that their values can be received in a contiguous
- * fashion"), with MPI_Irecv / MPI_Isend as the paper does. kit_halo (common/) covers the
- * two neighbours of a slab; an unstructured partition has any number, so the exchange lives
- * here (proposed for common/ as a neighbour-list halo: see README.md "Not done yet"). */
+ * fashion"), with MPI_Irecv / MPI_Isend as the paper does: the host-staged exchange of cpu,
+ * hybrid and multi-thread, whose fields (or staging) are host memory. naive and two-stream go
+ * through kit/exchange.h instead (--comm), on the plan tetfv_links_build makes here from the
+ * same lists: one link per neighbouring part, any number of them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,4 +78,39 @@ void tetfv_exchange_wait(tetfv_exchange *x) {
   /* One wait per request: MPI_Waitall with MPI_STATUSES_IGNORE trips GCC's
    * -Wstringop-overflow on MPICH's definition of that constant. */
   for (int k = 0; k < x->l->nsend + x->l->nrecv; ++k) KIT_MPI_CHECK(MPI_Wait(&x->req[k], MPI_STATUS_IGNORE));
+}
+
+void tetfv_links_build(const tetfv_local *l, tetfv_links *k) {
+  memset(k, 0, sizeof *k);
+  /* The union of the send and receive peers: both lists are sorted by rank (partition.c). */
+  const size_t most = (size_t)l->nsend + (size_t)l->nrecv + 1;
+  k->link = kit_malloc(most * sizeof *k->link, "links");
+  k->send_at = kit_malloc(most * sizeof(int), "links");
+  k->recv_at = kit_malloc(most * sizeof(int), "links");
+  int s = 0, r = 0;
+  while (s < l->nsend || r < l->nrecv) {
+    const int ps = s < l->nsend ? l->send_peer[s] : -1, pr = r < l->nrecv ? l->recv_peer[r] : -1;
+    const int peer = ps < 0 ? pr : pr < 0 ? ps : ps < pr ? ps : pr;
+    kit_link *e = &k->link[k->n];
+    *e = (kit_link){.rank = peer, .send_count = 0, .recv_count = 0, .send_tag = 0, .recv_tag = 0};
+    /* A side without a message keeps a valid offset (the end of its list): count 0 there. */
+    k->send_at[k->n] = l->send_off[s];
+    k->recv_at[k->n] = l->recv_off[r];
+    if (peer == ps) {
+      e->send_count = (size_t)(l->send_off[s + 1] - l->send_off[s]);
+      ++s;
+    }
+    if (peer == pr) {
+      e->recv_count = (size_t)(l->recv_off[r + 1] - l->recv_off[r]);
+      ++r;
+    }
+    k->n++;
+  }
+}
+
+void tetfv_links_free(tetfv_links *k) {
+  free(k->link);
+  free(k->send_at);
+  free(k->recv_at);
+  memset(k, 0, sizeof *k);
 }

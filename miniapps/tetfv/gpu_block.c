@@ -1,9 +1,13 @@
 /* gpu_block.c: device memory of a tetfv part (gpu_block.h): fields, the blocked matrix rows
- * (tetfv_block_rows, split.c, builds the layout on the host) and the device send lists. */
+ * (tetfv_block_rows, split.c, builds the layout on the host), the device send lists, and the
+ * rank's exchange over kit/exchange.h (Paper III Sec. 3.1's separator exchange, the messages
+ * going from device memory to device memory where --comm allows). */
 #include "gpu_block.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "kit/ranges.h"
 
 static void *dev_alloc(size_t bytes) {
   void *p = NULL;
@@ -70,9 +74,13 @@ void tetfv_gpu_reset(tetfv_gpu *g) {
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+void tetfv_gpu_pack_dev(const tetfv_gpu *g, const double *field, cudaStream_t s) {
+  launch_tetfv_pack(g->send_idx, g->npack, field, g->sbuf, s); /* nothing for npack 0 */
+}
+
 void tetfv_gpu_pack(const tetfv_gpu *g, const double *field, double *host, cudaStream_t s) {
   if (g->npack <= 0) return;
-  launch_tetfv_pack(g->send_idx, g->npack, field, g->sbuf, s);
+  tetfv_gpu_pack_dev(g, field, s);
   KIT_CUDA_CHECK(
       cudaMemcpyAsync(host, g->sbuf, (size_t)g->npack * sizeof(double), cudaMemcpyDeviceToHost, s));
 }
@@ -99,25 +107,41 @@ void tetfv_gpu_free(tetfv_gpu *g) {
 }
 
 void tetfv_gpu_rank_init(tetfv_gpu_rank *r, int device, const tetfv_local *l, const double *u0, int nseg,
-                         const int *cut, int exchange_off) {
-  tetfv_gpu_init(&r->g, device, l, u0, nseg, cut, 1);
-  tetfv_exchange_init(&r->x, l, 1, exchange_off);
-  r->ghosts = kit_host_alloc(((size_t)l->nghost + 1) * sizeof(double), 1);
-  tetfv_gpu_rank_reset(r);
+                         const int *cut, kit_comm comm, int off) {
+  memset(r, 0, sizeof *r);
+  tetfv_gpu_init(&r->g, device, l, u0, nseg, cut, 1); /* leaves `device` current: the layer's */
+  r->nown = l->nown;
+  r->off = off;
+  tetfv_links_build(l, &r->plan);
+  const size_t n = (size_t)r->plan.n + 1;
+  r->send = kit_malloc(n * sizeof(void *), "exchange buffers");
+  r->recv = kit_malloc(n * sizeof(void *), "exchange buffers");
+  /* Set up even with --no-exchange: the call is collective, and the counters stay at 0. */
+  kit_exchange_init_links(&r->x, comm, MPI_COMM_WORLD, r->plan.n, r->plan.link, MPI_DOUBLE, sizeof(double),
+                          0);
 }
 
-void tetfv_gpu_rank_reset(tetfv_gpu_rank *r) {
-  tetfv_gpu_reset(&r->g);
-  /* The initial ghost values are the tail of the device's initial field (the part's numbering
-   * renumbers owned rows only, so they are the driver's u0 ghosts, bit for bit). */
-  const int nghost = r->g.n - r->x.l->nown;
-  if (nghost > 0)
-    KIT_CUDA_CHECK(cudaMemcpy(r->ghosts, r->g.init + r->x.l->nown, (size_t)nghost * sizeof(double),
-                              cudaMemcpyDeviceToHost));
+void tetfv_gpu_rank_exchange(tetfv_gpu_rank *r, double *field, cudaStream_t s) {
+  /* No link (one rank): nothing to pack or move, and no reason for the host transport to wait
+   * for the stream. Nothing in an exchange is collective beyond the links, so skipping it
+   * here leaves the other ranks (if any) unaffected. */
+  if (r->off || r->plan.n == 0) return;
+  int g = kit_gpu_range_begin("pack", s);
+  tetfv_gpu_pack_dev(&r->g, field, s);
+  kit_gpu_range_end(g, s);
+  /* The field changes every step (u and un swap), so the addresses are made each time. */
+  for (int k = 0; k < r->plan.n; ++k) {
+    r->send[k] = r->g.sbuf + r->plan.send_at[k];
+    r->recv[k] = field + r->nown + r->plan.recv_at[k];
+  }
+  kit_exchange_run(&r->x, r->send, r->recv, s);
 }
 
 void tetfv_gpu_rank_free(tetfv_gpu_rank *r) {
-  tetfv_exchange_free(&r->x);
-  kit_host_free(r->ghosts, 1);
+  KIT_CUDA_CHECK(cudaSetDevice(r->g.device));
+  kit_exchange_free(&r->x); /* before the buffers its transport may have registered go */
+  tetfv_links_free(&r->plan);
+  free(r->send);
+  free(r->recv);
   tetfv_gpu_free(&r->g);
 }

@@ -37,6 +37,17 @@ static void set_cpu_fraction(void *ctx, double f) {
   ((tetfv_built *)ctx)->c.cpu_fraction = f;
 }
 
+/* The box's limits and memory (tetfv_plan), after the transport: --comm that this machine
+ * cannot run skips (exit 77) on every rank alike, as in laplace. */
+static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
+                double *device) {
+  const tetfv_params *p = params;
+  const int rc =
+      kit_variant_in(TETFV_COMM_VARIANTS, v->name) ? kit_comm_check(env, "tetfv", v->name, p->comm) : -1;
+  if (rc >= 0) return rc;
+  return tetfv_plan(env, params, v, gpus, host, device);
+}
+
 static void measure(const void *ctx, const kit_timing *t, kit_measure *m) {
   const double cells = ((const tetfv_built *)ctx)->ncells;
   *m = (kit_measure){"GFLOP/s", "GFLOP/s", TETFV_FLOPS_PER_CELL * cells * t->iters / t->time.median * 1e-9,
@@ -54,7 +65,8 @@ int main(int argc, char **argv) {
                         .init = "mode",
                         .reorder = "rcm",
                         .block = 512,
-                        .p2p = 1}};
+                        .p2p = 1,
+                        .comm = "host"}};
   tetfv_params *p = &g.p;
   p->run.iters = 100;
   kit_option opts[KIT_RUN_NOPTS + 20];
@@ -82,6 +94,7 @@ int main(int argc, char **argv) {
       {"block", KIT_OPT_INT, &p->block, "B", "--reorder metis: cells per block (Paper III: 512 on a CPU)", 8, 1e8, 0, NULL, NULL, &g.block},
       {"skip-oracle", KIT_OPT_FLAG, &p->skip_oracle, NULL, "skip the bitwise oracle (large meshes; other checks stay)", 1, 0, 1, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p->dump, "FILE", "write the final field (mesh order) as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
+      {"comm", KIT_OPT_STRING, &p->comm, "T", "how the separator moves between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, TETFV_COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p->p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
       {"no-exchange", KIT_OPT_FLAG, &p->no_exchange, NULL, "benchmark only: exchange nothing between parts, Paper III's communication-free bound (needs --no-verify)", 1, 0, 1, NULL, NULL, NULL},
   };
@@ -100,7 +113,7 @@ int main(int argc, char **argv) {
       .params = &g,
       .check = tetfv_check,
       .outputs = outputs,
-      .plan = tetfv_plan,
+      .plan = plan,
       .context = tetfv_context,
       .free_context = tetfv_free_context,
       .cpu_units = cpu_units,

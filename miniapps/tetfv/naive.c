@@ -1,9 +1,11 @@
 /* naive.c: the `naive` variant. One MPI rank per GPU, one stream, no overlap: compute every
  * row of the rank's part (Paper III's blocked GPU storage, kernels.cu), then pack the send lists
- * on the device and copy them to the host, exchange them with MPI, and copy the received ghost
- * values into the ghost range of the new field. The GPU idles during every copy and message
- * (Bernaschi et al. Sec. 2, the baseline that two-stream improves on).
- *   mpiexec -n 2 build/bin/tetfv --variant naive --mesh box:40 --iters 100 */
+ * on the device and exchange them with the neighbouring parts over --comm's transport
+ * (kit/exchange.h: host stages through pinned host memory and MPI, ipc and nccl go device to
+ * device), the neighbours' values landing straight in the ghost range of the new field. The
+ * GPU idles during every copy and message (Bernaschi et al. Sec. 2, the baseline that
+ * two-stream improves on).
+ *   mpiexec -n 2 build/bin/tetfv --variant naive --mesh box:40 --iters 100 [--comm nccl] */
 #include <stdlib.h>
 
 #include "gpu_block.h"
@@ -11,7 +13,7 @@
 
 typedef struct naive_state {
   tetfv_ctx c;
-  tetfv_gpu_rank r; /* the rank's part (all rows one launch range), exchange, ghost landing */
+  tetfv_gpu_rank r; /* the rank's part (all rows one launch range) and its exchange */
   cudaStream_t stream;
 } naive_state;
 
@@ -21,7 +23,7 @@ static void *naive_setup(const void *ctx) {
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
   const int cut[2] = {0, c->l->nown};
-  tetfv_gpu_rank_init(&s->r, c->env->device, c->l, c->u0, 1, cut, tetfv_exchange_off(c->p));
+  tetfv_gpu_rank_init(&s->r, c->env->device, c->l, c->u0, 1, cut, kit_comm_of(c->p->comm), c->p->no_exchange);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
   return s;
 }
@@ -33,35 +35,18 @@ static void naive_reset(void *st) {
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
   tetfv_gpu *g = &s->r.g;
-  tetfv_exchange *x = &s->r.x;
-  const tetfv_local *l = s->c.l;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("compute");
-    int r = kit_gpu_range_begin("gpu_compute", s->stream);
+    const int r = kit_gpu_range_begin("gpu_compute", s->stream);
     tetfv_gpu_rows(g, 0, g->u, g->un, s->stream);
     kit_gpu_range_end(r, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
-    KIT_RANGE_PUSH("d2h");
-    r = kit_gpu_range_begin("pack_d2h", s->stream);
-    if (!x->stale) tetfv_gpu_pack(g, g->un, x->sbuf, s->stream);
-    kit_gpu_range_end(r, s->stream);
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    KIT_RANGE_POP();
-
-    KIT_RANGE_PUSH("mpi");
-    tetfv_exchange_post_recvs(x, s->r.ghosts);
-    tetfv_exchange_send(x);
-    tetfv_exchange_wait(x);
-    KIT_RANGE_POP();
-
-    /* The ghost ranges are contiguous (partition.c), so "unpacking" is one copy. */
-    KIT_RANGE_PUSH("h2d");
-    r = kit_gpu_range_begin("h2d", s->stream);
-    if (!x->stale) tetfv_h2d(g->un + l->nown, s->r.ghosts, l->nghost, s->stream);
-    kit_gpu_range_end(r, s->stream);
+    /* Pack, then the layer: the ghosts of the new field are complete once the stream is. */
+    KIT_RANGE_PUSH("exchange");
+    tetfv_gpu_rank_exchange(&s->r, g->un, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
     tetfv_gpu_swap(g);
@@ -76,7 +61,7 @@ static void naive_fetch(void *st, void *out) {
 }
 
 static const kit_halo *naive_halo(void *st) {
-  return &((naive_state *)st)->r.x.counters;
+  return &((naive_state *)st)->r.x.halo;
 }
 
 static void naive_teardown(void *st) {
@@ -89,7 +74,7 @@ static void naive_teardown(void *st) {
 
 const tetfv_variant tetfv_naive = {
     .name = "naive",
-    .summary = "one rank per GPU, one stream: compute all rows, then pack + D2H, MPI, H2D (no overlap)",
+    .summary = "one rank per GPU, one stream: compute all rows, then pack and exchange (--comm; no overlap)",
     .needs_gpu = 1,
     .setup = naive_setup,
     .reset = naive_reset,

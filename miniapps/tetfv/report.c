@@ -43,6 +43,9 @@ void tetfv_describe(const void *params, const void *ctx, const kit_variant *v, k
   kit_json_string(pj, "precision", "double");
   kit_json_bool(pj, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_bool(pj, "p2p", p->p2p);
+  /* How the separator moved between processes: --comm where the variant takes it; cpu, hybrid
+   * and multi-thread stage it through host memory and MPI (exchange.c). */
+  kit_json_string(pj, "comm", kit_variant_in(TETFV_COMM_VARIANTS, v->name) ? p->comm : "host");
   kit_json_int(pj, "gpu_block_rows", TETFV_GPU_B);
 }
 

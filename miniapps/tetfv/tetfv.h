@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "kit/app.h"
+#include "kit/exchange.h"
 #include "kit/halo.h"
 #include "kit/options.h"
 #include "kit/runtime.h"
@@ -43,6 +44,8 @@ typedef struct tetfv_params {
   int p2p;             /* multi-thread: peer-to-peer copies where the devices allow (--no-p2p: 0) */
   int no_exchange;     /* --no-exchange: nothing travels between parts (Paper III's
                           communication-free bound); the answer is wrong on purpose */
+  const char *comm;    /* naive, two-stream: how the separator moves between processes (--comm,
+                          kit/exchange.h) */
   /* Derived while the problem is set up (rank 0, then broadcast). */
   double dt;      /* the time step */
   int start_step; /* --restart: the checkpoint's step; the run does iters - start_step */
@@ -159,6 +162,26 @@ void tetfv_exchange_pack(tetfv_exchange *x, const double *u);
 void tetfv_exchange_send(tetfv_exchange *x);
 void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u);
 void tetfv_exchange_wait(tetfv_exchange *x);
+
+/* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
+#define TETFV_COMM_VARIANTS "naive|two-stream"
+
+/* exchange.c: the same separator exchange as kit/exchange.h's plan (naive, two-stream): one
+ * link per neighbouring part, in ascending rank order, tags 0 (one link per pair of ranks).
+ * Link k's message out is the packed send entries [send_at[k], send_at[k] + send_count)
+ * (send_off order, as tetfv_exchange_pack and the device's pack kernel lay them out); its
+ * message in is ghosts [recv_at[k], recv_at[k] + recv_count), contiguous because partition.c
+ * groups the ghosts by owner. Both sides derive their lists from the same global matrix, so
+ * my send_count to a peer is its recv_count from me. The matrix's pattern is symmetric (face
+ * neighbours and the corrected flux's second level both ways), so a part sends to exactly the
+ * parts it receives from; a peer on one side only would still get a link, 0 the other way. */
+typedef struct tetfv_links {
+  int n;                  /* links (neighbouring parts) */
+  kit_link *link;         /* n (+1, never NULL) */
+  int *send_at, *recv_at; /* n: the first packed entry / ghost (from 0) of each link */
+} tetfv_links;
+void tetfv_links_build(const tetfv_local *l, tetfv_links *k);
+void tetfv_links_free(tetfv_links *k);
 
 /* Rows [r0, r1) of u_new = D u + A u[I], a worksharing loop in the innermost enclosing OpenMP
  * team (serial without one). */

@@ -1,14 +1,16 @@
 /* two_stream.c: the `two-stream` variant. One MPI rank per GPU with a boundary stream and a
  * bulk stream (Bernaschi et al. Fig. 2; Sourouri Paper II Listing 1, on Paper III's mesh). The
  * rank's rows are renumbered (split.c, one device) into boundary rows, those other ranks read
- * and those that read ghosts, then the bulk. Each step the boundary rows are computed first and
- * their send lists packed by a kernel and copied to the host on the boundary stream, while the
- * bulk computes on the bulk stream; MPI and the copy of the received ghost values into the new
- * field overlap the bulk. The bulk reads no ghost, so it never waits for a message.
+ * and those that read ghosts, then the bulk. Each step the boundary rows are computed first,
+ * their send lists packed by a kernel and exchanged with the neighbouring parts over --comm's
+ * transport (kit/exchange.h), all on the boundary stream, while the bulk computes on the bulk
+ * stream; the neighbours' values land straight in the ghost range of the new field. The bulk
+ * reads no ghost, so it never waits for a message.
  * As laplace's two-stream, a step ends without a device synchronisation: events order the
  * streams (the next boundary waits for this bulk, which reads the rows it overwrites, and the
- * next bulk for this boundary), so bulk kernels run back to back while the host waits for MPI.
- *   mpiexec -n 2 build/bin/tetfv --variant two-stream --mesh box:100 --iters 100 */
+ * next bulk for this boundary), so bulk kernels run back to back while the host waits for MPI
+ * (host, cuda-aware) or only queues the exchange (ipc, nccl).
+ *   mpiexec -n 2 build/bin/tetfv --variant two-stream --mesh box:100 --iters 100 [--comm nccl] */
 #include <stdlib.h>
 
 #include "gpu_block.h"
@@ -17,8 +19,8 @@
 typedef struct two_stream_state {
   tetfv_ctx c;
   tetfv_split sp;   /* the rank's rows renumbered: [boundary | bulk] */
-  tetfv_gpu_rank r; /* sp.l on the GPU (launch range 0: boundary rows, 1: bulk rows),
-                       its exchange and ghost landing */
+  tetfv_gpu_rank r; /* sp.l on the GPU (launch range 0: boundary rows, 1: bulk rows) and
+                       its exchange */
   cudaStream_t boundary, bulk;
   cudaEvent_t boundary_done; /* this step's boundary rows are computed */
   cudaEvent_t bulk_done;     /* this step's bulk rows are computed */
@@ -37,7 +39,8 @@ static void *ts_setup(const void *ctx) {
   double *u0 = kit_malloc(((size_t)l->nown + l->nghost + 1) * sizeof(double), "initial field");
   tetfv_split_permute(&s->sp, c->u0, u0);
   const int cut[3] = {0, tetfv_split_at(&s->sp, 0, TETFV_CAT_BULK), l->nown};
-  tetfv_gpu_rank_init(&s->r, c->env->device, &s->sp.l, u0, 2, cut, tetfv_exchange_off(c->p));
+  tetfv_gpu_rank_init(&s->r, c->env->device, &s->sp.l, u0, 2, cut, kit_comm_of(c->p->comm),
+                      c->p->no_exchange);
   free(u0);
   /* The boundary stream gets the higher priority, so its small kernels are not queued behind
    * the bulk kernel's blocks (the stall Paper II Fig. 2 shows). */
@@ -57,44 +60,30 @@ static void ts_reset(void *st) {
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
   tetfv_gpu *g = &s->r.g;
-  tetfv_exchange *x = &s->r.x;
-  const int nown = s->sp.l.nown, nghost = s->sp.l.nghost;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    /* Boundary rows first, then their send lists straight to the host on the same stream.
-     * They overwrite rows the previous bulk read, so they wait for it. */
+    /* Boundary rows first. They overwrite rows the previous bulk read, so they wait for it. */
     if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
     int r = kit_gpu_range_begin("boundary", s->boundary);
     tetfv_gpu_rows(g, 0, g->u, g->un, s->boundary);
     kit_gpu_range_end(r, s->boundary);
     KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
-    r = kit_gpu_range_begin("pack_d2h", s->boundary);
-    if (!x->stale) tetfv_gpu_pack(g, g->un, x->sbuf, s->boundary);
-    kit_gpu_range_end(r, s->boundary);
 
     /* The bulk overlaps everything that follows. It waits only for the previous boundary
      * kernels (queued at the end of the previous step): they read rows it overwrites and wrote
-     * rows it reads. It reads no ghost, so MPI stays off its critical path. */
+     * rows it reads. It reads no ghost, so the exchange stays off its critical path. */
     r = kit_gpu_range_begin("bulk", s->bulk);
     tetfv_gpu_rows(g, 1, g->u, g->un, s->bulk);
     kit_gpu_range_end(r, s->bulk);
     KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
 
-    KIT_RANGE_PUSH("wait_boundary");
-    KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+    /* Pack and exchange on the boundary stream, behind the boundary rows they send: the layer
+     * waits for the stream itself where MPI needs it (host, cuda-aware) and only queues
+     * otherwise (ipc, nccl). The ghosts of the new field land on the same stream, before the
+     * next boundary rows read them; the bulk never reads them, nor g.sbuf. */
+    KIT_RANGE_PUSH("exchange");
+    tetfv_gpu_rank_exchange(&s->r, g->un, s->boundary);
     KIT_RANGE_POP();
-    KIT_RANGE_PUSH("mpi");
-    /* Receives are posted only now: the previous step's copy out of the landing buffer is
-     * complete once the boundary stream has drained. */
-    tetfv_exchange_post_recvs(x, s->r.ghosts);
-    tetfv_exchange_send(x);
-    tetfv_exchange_wait(x);
-    KIT_RANGE_POP();
-
-    /* Ghosts of the new field; the next boundary (same stream) reads them, the bulk never. */
-    r = kit_gpu_range_begin("h2d", s->boundary);
-    if (!x->stale) tetfv_h2d(g->un + nown, s->r.ghosts, nghost, s->boundary);
-    kit_gpu_range_end(r, s->boundary);
     KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0)); /* for the next bulk */
     tetfv_gpu_swap(g);
     KIT_RANGE_POP();
@@ -115,7 +104,7 @@ static void ts_fetch(void *st, void *out) {
 }
 
 static const kit_halo *ts_halo(void *st) {
-  return &((two_stream_state *)st)->r.x.counters;
+  return &((two_stream_state *)st)->r.x.halo;
 }
 
 static void ts_teardown(void *st) {
@@ -132,8 +121,7 @@ static void ts_teardown(void *st) {
 
 const tetfv_variant tetfv_two_stream = {
     .name = "two-stream",
-    .summary =
-        "one rank per GPU; boundary rows, packed send lists, D2H, MPI, H2D on one stream overlap the bulk",
+    .summary = "one rank per GPU; boundary rows, pack and exchange (--comm) on one stream overlap the bulk",
     .needs_gpu = 1,
     .setup = ts_setup,
     .reset = ts_reset,
