@@ -7,7 +7,8 @@
 #   lbm      two-stream, 256^3 per GPU (weak); host with --halo copies and pack, the others pack
 #   ising    two-stream --layout msc, L = 1024 (strong), unverified at this size (the oracle
 #            would take minutes; the transports' tests verify at small L)
-#   tetfv    two-stream, box:150 (strong), --reorder none
+#   tetfv    two-stream, box:100 (strong; 6.75 M cells), --reorder none (box:150 takes 70-95 s of
+#            serial set-up a run, too long for a device call per transport)
 set -u
 app=$1; out=$2; bin=${3:-build/bin/$app}
 mkdir -p "$(dirname "$out")"
@@ -32,7 +33,7 @@ case $app in
       for c in host ipc nccl; do mpi $np --variant two-stream --layout msc --comm $c --size 1024 --iters 20 --reps 3 --no-verify; done
     done ;;
   tetfv)
-    big="--mesh box:150 --iters 50 --reps 3 --skip-oracle --reorder none"
+    big="--mesh box:100 --iters 50 --reps 3 --skip-oracle --reorder none"
     run "$bin" --variant two-stream $big
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
