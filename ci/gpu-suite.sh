@@ -35,7 +35,10 @@ for f in .deps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /tmp/deps; done
 # METIS (tetfv) from .deps: the libraries must also be found at run time.
 export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 log "configure + build"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKIT_CUDA=ON \
+# The JSON lines name the version the sender recorded (.kit-git-describe): the copy's own .git,
+# if any, may describe an older commit than its files.
+version=$(head -1 .kit-git-describe 2>/dev/null)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKIT_CUDA=ON -DKIT_GIT_OVERRIDE="${version}" \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH=/tmp/deps/usr \
   -DKIT_GTEST_SOURCE_DIR=/tmp/deps/usr/src/googletest >> "$OUT/build.log" 2>&1 &&
 cmake --build build-gpu -j "$(nproc)" ${KIT_BUILD_TARGETS:+--target $KIT_BUILD_TARGETS} >> "$OUT/build.log" 2>&1
