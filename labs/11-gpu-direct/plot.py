@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """plot.py: lab 11's tables (and a plot where matplotlib is installed) from the kit's JSON lines.
-  python3 labs/11-gpu-direct/plot.py [--data HALO.jsonl [LAPLACE.jsonl]] [--outdir DIR]
+  python3 labs/11-gpu-direct/plot.py [--data HALO.jsonl [COMM.jsonl ...]] [--outdir DIR]
 HALO.jsonl: kit-halo-sweep --json lines (kit.halo_sweep/1; default halo-4xH200.jsonl here);
-LAPLACE.jsonl: laplace_sweep.sh comm (default laplace-comm-4xH200.jsonl here, with the default
-HALO only). The plot, halo-sweep.png, goes into DIR (default labs/out/11-gpu-direct/, made if
-missing). Needs only the standard library; matplotlib adds the plot."""
+COMM.jsonl: the apps' runs per transport, labs/scripts/comm_sweep.sh APP (default
+laplace-comm-4xH200.jsonl and apps-comm-4xH200.jsonl here, with the default HALO only): one
+table per app and case, the efficiency against the 1-GPU run of the same file. The plot,
+halo-sweep.png, goes into DIR (default labs/out/11-gpu-direct/, made if missing). Needs only
+the standard library; matplotlib adds the plot."""
 import json
 import os
 import sys
@@ -13,13 +15,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(here))
 import labargs  # noqa: E402
 
-DATA = [os.path.join(here, "halo-4xH200.jsonl"), os.path.join(here, "laplace-comm-4xH200.jsonl")]
-ap = labargs.parser(__file__, DATA, description=__doc__.split("\n")[0], data_help="HALO.jsonl [LAPLACE.jsonl]")
+DATA = [os.path.join(here, f) for f in ("halo-4xH200.jsonl", "laplace-comm-4xH200.jsonl", "apps-comm-4xH200.jsonl")]
+ap = labargs.parser(__file__, DATA, description=__doc__.split("\n")[0], data_help="HALO.jsonl [COMM.jsonl ...]")
 a = ap.parse_args()
-if len(a.data) > 2:
-    ap.error("--data takes HALO.jsonl and at most one LAPLACE.jsonl")
 halo = a.data[0]
-lap = a.data[1] if len(a.data) > 1 else None
 
 rows = [json.loads(l) for l in open(halo) if l.strip()]
 for ranks in sorted({r["ranks"] for r in rows}):
@@ -36,19 +35,37 @@ for ranks in sorted({r["ranks"] for r in rows}):
             cells.append(f"{m[0]['us']:.1f} / {m[0]['GBs_one_way']:.1f}" if m else "")
         print(f"| {b:.0f} | " + " | ".join(cells) + " |")
 
-if lap:
-    runs = [json.loads(l) for l in open(lap) if l.strip()]
-    base = [r for r in runs if r["ranks"] == 1]
-    t1 = base[0]["fom"]["value"] if base else None
-    print("\nlaplace two-stream, 512^3 per GPU (weak scaling), GLUP/s and efficiency against one GPU")
-    print("| GPUs | comm | GLUP/s | efficiency | exchange phase, us per step |")
-    print("|---:|---|---:|---:|---:|")
-    for r in runs:
-        n, c = r["ranks"], r["params"].get("comm")
-        eff = r["fom"]["value"] / (n * t1) if t1 else float("nan")
-        ph = r.get("phases", {})
-        ex = ph.get("exchange", 0.0) * 1e6
-        print(f"| {n} | {c} | {r['fom']['value']:.1f} | {100 * eff:.1f}% | {ex:.0f} |")
+
+def per_gpu_size(r):
+    """What a run's problem is per GPU or in all (weak or strong), as the sweep chose it."""
+    p = r["params"]
+    if "mesh" in p:
+        return f"{p['mesh']} (strong)"
+    if r["app"] == "ising":
+        return f"L = {p['lx']}, {p['layout']} (strong)"
+    return f"{p['nx']}x{p['ny']}x{p['nz'] // r['ranks']} per GPU (weak)"
+
+
+# Efficiency: the throughput over N times one GPU's; a figure of merit that is a time per unit
+# of work (ising's ps per flip attempt) the other way round. Weak and strong alike.
+for f in a.data[1:]:
+    runs = [json.loads(l) for l in open(f) if l.strip()]
+    for app in sorted({r["app"] for r in runs}, key=lambda x: [r["app"] for r in runs].index(x)):
+        sub = [r for r in runs if r["app"] == app]
+        base = [r for r in sub if r["ranks"] == 1]
+        if not base:
+            continue
+        b = base[0]
+        lower_better = b["fom"]["unit"].startswith(("ps", "ns", "s "))
+        print(f"\n{app} {b['variant']}, {per_gpu_size(b)}: {b['fom']['unit']}, efficiency against one GPU")
+        print("| GPUs | comm | halo | figure of merit | efficiency | exchange phase, us per step |")
+        print("|---:|---|---|---:|---:|---:|")
+        for r in sub:
+            n, v, v1 = r["ranks"], r["fom"]["value"], b["fom"]["value"]
+            eff = v1 / (n * v) if lower_better else v / (n * v1)
+            ex = r.get("phases", {}).get("exchange", 0.0) * 1e6
+            print(f"| {n} | {r['params'].get('comm', 'host')} | {r['params'].get('halo', '')} | {v:.4g} | "
+                  f"{100 * eff:.1f}% | {ex:.0f} |")
 
 try:
     import matplotlib
