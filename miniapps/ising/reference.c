@@ -9,6 +9,7 @@
 
 #include "ising.h"
 #include "kit/check.h"
+#include "kit/driver.h"
 
 /* J of the bond from s to its +d neighbour, +1 or -1, for every site and direction. */
 static int8_t *make_bonds(const ising_rules *r, int k, int threads) {
@@ -77,6 +78,7 @@ long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins,
   const size_t N = (size_t)LX * LY * LZ;
   const int sweeps = p->run.iters;
   long long worst = 0;
+  kit_progress pr = kit_progress_start(&p->run);
   for (int k = 0; k < p->samples; ++k) {
     int8_t *s = spins + (size_t)k * N;
     for (uint32_t i = 0; i < N; ++i)
@@ -108,6 +110,7 @@ long long ising_reference(const ising_params *p, int ferro_gauge, int8_t *spins,
       const long long diff = llabs(scratch - e);
       if (diff > worst) worst = diff;
       traj[t + 1] = scratch;
+      kit_progress_loop(&pr, "oracle sweep", k * sweeps + t + 1, p->samples * sweeps);
     }
     free(J);
   }

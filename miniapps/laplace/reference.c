@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "kit/check.h"
+#include "kit/driver.h"
 #include "laplace.h"
 #include "stencil.h"
 
@@ -29,6 +30,7 @@ void laplace_reference(const laplace_params *p, double *out, double *err) {
   laplace_fill(p, &b, u);
   laplace_fill(p, &b, un);
   if (err) err[0] = max_err(p, &b, u);
+  kit_progress pr = kit_progress_start(&p->run);
   for (int t = 1; t <= p->run.iters; ++t) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 1; k <= b.nz; ++k)
@@ -42,6 +44,7 @@ void laplace_reference(const laplace_params *p, double *out, double *err) {
     u = un;
     un = t_;
     if (err) err[t] = max_err(p, &b, u);
+    kit_progress_loop(&pr, "oracle step", t, p->run.iters);
   }
   laplace_copy_interior(&b, u, 1, b.nz + 1, out);
   free(u);

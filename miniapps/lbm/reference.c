@@ -7,6 +7,7 @@
 
 #include "d3q19.h"
 #include "kit/check.h"
+#include "kit/driver.h"
 #include "lbm.h"
 
 void lbm_reference(const lbm_params *p, int steps, double *out) {
@@ -16,6 +17,7 @@ void lbm_reference(const lbm_params *p, int steps, double *out) {
   double *fn = kit_malloc(b.total * sizeof *fn, "oracle lattice");
   lbm_fill(p, &b, f);
   lbm_fill(p, &b, fn);
+  kit_progress pr = kit_progress_start(&p->run);
   for (int t = 0; t < steps; ++t) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int l = 1; l <= b.nz; ++l)
@@ -25,6 +27,7 @@ void lbm_reference(const lbm_params *p, int steps, double *out) {
     double *t_ = f;
     f = fn;
     fn = t_;
+    kit_progress_loop(&pr, "oracle step", t + 1, steps);
   }
   lbm_macroscopic(p, &b, f, 1, b.nz + 1, out);
   free(f);

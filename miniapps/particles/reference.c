@@ -12,6 +12,7 @@
 
 #include "geometry.h"
 #include "kit/check.h"
+#include "kit/driver.h"
 #include "particles.h"
 
 void pt_allpairs_forces(const pt_params *p, long long n, const double *x, double *f, double *pe,
@@ -71,6 +72,7 @@ void pt_allpairs_run(const pt_params *p, long long n, double *x, double *v, int 
   double *f = kit_malloc((size_t)n * 3 * sizeof *f, "all-pairs forces");
   double pe, vir;
   pt_allpairs_forces(p, n, x, f, &pe, &vir);
+  kit_progress pr = kit_progress_start(&p->run);
   for (int t = 0; t < steps; ++t) {
     for (long long i = 0; i < n; ++i) {
       double *xi = x + 3 * i, *vi = v + 3 * i;
@@ -85,6 +87,7 @@ void pt_allpairs_run(const pt_params *p, long long n, double *x, double *v, int 
      * comparison wraps both sides. */
     pt_allpairs_forces(p, n, x, f, &pe, &vir);
     for (long long k = 0; k < 3 * n; ++k) v[k] += 0.5 * p->dt * f[k];
+    kit_progress_loop(&pr, "oracle step", t + 1, steps);
   }
   free(f);
 }

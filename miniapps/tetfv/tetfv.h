@@ -244,7 +244,7 @@ void tetfv_block_rows(const tetfv_matrix *z, int r0, int r1, double *D, double *
 #define TETFV_MT_MAX_GPUS 16
 
 /* reference.c: the serial oracle on the global matrix: `steps` steps from u0 into out. */
-void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double *out);
+void tetfv_reference(const tetfv_matrix *g, const double *u0, int steps, double *out, const kit_run *run);
 
 /* checkpoint.c: the identity of the problem a checkpoint belongs to (returns how many
  * numbers): the cell count, the time step, the physics flags, --init and the seed, and

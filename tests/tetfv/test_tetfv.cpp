@@ -214,16 +214,16 @@ TEST(tetfvStability, TheLimitedStepContractsTheEnergyOnTheCoarseTorus) {
       for (int trial = 0; trial < 16; ++trial) {
         unsigned s = 12345u + 977u * trial;
         for (int c = 0; c < n; ++c) x[c] = ((s = s * 1103515245u + 12345u) >> 8) / 16777216.0 - 0.5;
-        tetfv_reference(&z, x.data(), 1, y.data());
+        tetfv_reference(&z, x.data(), 1, y.data(), nullptr);
         worst = std::fmax(worst, energy(m, y, neumann) / energy(m, x, neumann));
       }
       // Power iteration: 60 steps from the last field, then the growth of one more.
       for (int k = 0; k < 60; ++k) {
-        tetfv_reference(&z, x.data(), 1, y.data());
+        tetfv_reference(&z, x.data(), 1, y.data(), nullptr);
         const double e = std::sqrt(energy(m, y, neumann));
         for (int c = 0; c < n; ++c) x[c] = y[c] / e;
       }
-      tetfv_reference(&z, x.data(), 1, y.data());
+      tetfv_reference(&z, x.data(), 1, y.data(), nullptr);
       worst = std::fmax(worst, energy(m, y, neumann) / energy(m, x, neumann));
       if (unlimited) {
         EXPECT_EQ(info.theta, 1.0) << bc;
@@ -516,7 +516,7 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
   Problem pb(3);
   const int steps = 7, N = pb.m.ncells;
   std::vector<double> ref(N);
-  tetfv_reference(&pb.g, pb.u0.data(), steps, ref.data());
+  tetfv_reference(&pb.g, pb.u0.data(), steps, ref.data(), nullptr);
   struct Case {
     int ranks, ndev;
     int cpu_share_pct;

@@ -211,7 +211,7 @@ std::vector<double> run_on_plan(const tetfv_local &l, const std::vector<double> 
 // values that differ from the oracle, over all ranks; checks the counters on the way.
 long long mismatches(const Problem &pr, const tetfv_local &l, int steps, bool expect_messages) {
   std::vector<double> ref((size_t)pr.m.ncells);
-  tetfv_reference(&pr.g, pr.u0.data(), steps, ref.data());
+  tetfv_reference(&pr.g, pr.u0.data(), steps, ref.data(), nullptr);
   std::vector<double> ulocal((size_t)l.nown + (size_t)l.nghost);
   for (size_t a = 0; a < ulocal.size(); ++a) ulocal[a] = pr.u0[(size_t)l.gid[a]];
   long long bad = 0;

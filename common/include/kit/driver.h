@@ -117,6 +117,9 @@ typedef struct kit_progress {
 } kit_progress;
 kit_progress kit_progress_start(const kit_run *run);
 void kit_progress_line(kit_progress *p, const char *what, int done, int total, double per);
+/* The same inside a loop of `total` like units begun at kit_progress_start (an oracle's steps,
+ * run on rank 0 alone): the time left from the mean unit so far. */
+void kit_progress_loop(kit_progress *p, const char *what, int done, int total);
 /* Warm-up, profiled pass and timed repetitions (see above). `halo` may be NULL. */
 kit_timing kit_time_variant(const kit_run *run, void *state, kit_step_fn step, kit_reset_fn reset,
                             const kit_halo *halo, const kit_chunking *chunks);
