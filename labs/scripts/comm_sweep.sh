@@ -7,7 +7,7 @@
 #   lbm      two-stream, 256^3 per GPU (weak); host with --halo copies and pack, the others pack
 #   ising    two-stream --layout msc, L = 1024 (strong), unverified at this size (the oracle
 #            would take minutes; the transports' tests verify at small L)
-#   tetfv    two-stream, box:100 (strong; 6.75 M cells), --reorder none (box:150 takes 70-95 s of
+#   tetfv    two-stream, box:100 (strong; 6 M cells), --reorder none (box:150 takes 70-95 s of
 #            serial set-up a run, too long for a device call per transport)
 set -u
 app=$1; out=$2; bin=${3:-build/bin/$app}
