@@ -7,7 +7,9 @@ The committed tables and figures next to each lab's README are refreshed only wh
 for by name (--outdir labs/<lab>), so running a lab never changes a tracked file by accident.
 """
 import argparse
+import datetime
 import os
+import re
 import sys
 
 # Importing this module from a lab would otherwise leave labs/__pycache__ behind; it is
@@ -80,3 +82,49 @@ def rel(path):
 def is_default(paths, data):
     """Whether --data was left at (or given as) the shipped data."""
     return [os.path.abspath(p) for p in paths] == [os.path.abspath(p) for p in data]
+
+
+# --- Where the figure's date and the machine's cores come from (the rules of every lab's
+# plot). Never the file's modification date or today's: a copied or re-checked-out
+# file has a new one.
+DATE_FIELDS = ("time", "date", "started", "timestamp")
+
+
+def record_date(r):
+    """A YYYY-MM-DD from a timestamp field of one JSON line (ISO text or seconds since 1970,
+    UTC), else None. kit.result/1 lines have none so far; a later schema may."""
+    for k in DATE_FIELDS:
+        v = r.get(k)
+        if isinstance(v, str) and re.match(r"\d{4}-\d{2}-\d{2}", v):
+            return v[:10]
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+            return datetime.datetime.fromtimestamp(v, datetime.timezone.utc).strftime("%Y-%m-%d")
+    return None
+
+
+def path_date(path):
+    """The YYYY-MM-DD in the name of PATH's folder (labs/data/h200-2026-11-23/...) or, failing
+    that, of the file itself; None without one."""
+    d = os.path.dirname(os.path.abspath(path))
+    for part in (os.path.basename(d), os.path.basename(path)):
+        m = re.search(r"\d{4}-\d{2}-\d{2}", part)
+        if m:
+            return m.group(0)
+    return None
+
+
+def path_cores(path):
+    """The cores of the machine that wrote PATH, as recorded beside it: a folder named like
+    cpu-2core-DATE, or the first line of the folder's README.md ("..., 16 cores, DATE");
+    None when neither says."""
+    d = os.path.dirname(os.path.abspath(path))
+    m = re.search(r"(\d+)-?cores?\b", os.path.basename(d))
+    if m:
+        return int(m.group(1))
+    try:
+        with open(os.path.join(d, "README.md")) as f:
+            first = f.readline()
+    except OSError:
+        return None
+    m = re.search(r"(\d+)[ -]cores?\b", first)
+    return int(m.group(1)) if m else None

@@ -38,7 +38,17 @@ How the lines are read:
   eta = T1 / TN. Ideal: S = N, eta = 1. --baseline VARIANT=FROM gives VARIANT's series
   FROM's N = 1 run (same size, steps and device) as T1, e.g. multi-thread=two-stream: the
   best one-GPU code rather than multi-thread driving a single GPU.
-The JSON lines carry no date: give it with --date (default: the file's modification date).
+The title's date is --date, else a timestamp field of the lines (`time`, `date`, `started`,
+`timestamp`; kit.result/1 has none so far), else the YYYY-MM-DD in the name of the data's
+folder (labs/data/h200x2-2026-11-22/), else, for the files this lab ships, the date its README
+gives (KNOWN below), else "date not recorded"; never a file's modification date.
+Every series has its own colour and marker, and a line style per problem size; series that
+would still look alike (same variant and size, another configuration) get a line style of
+their own and the configuration that differs in their label. Flagged points are ringed, with
+a legend entry: oversubscribed runs (ranks x threads > the machine's cores: --cores, else the
+folder's name as cpu-2core-DATE or the first line of its README.md, "..., 32 cores, DATE",
+else KNOWN; unknown: not checked) and runs whose verification did not pass (SKIPPED:
+--no-verify, --no-exchange).
 
 Second mode, one GPU against two, every app in one table:
 
@@ -67,7 +77,6 @@ SKIPPED ones (--no-verify, --no-exchange) are kept and marked in the CSV.
 Standard library and matplotlib.
 """
 import csv
-import datetime
 import json
 import os
 import sys
@@ -101,6 +110,36 @@ SHIPPED = [["--data", f"labs/05-scaling/{f}.jsonl", "--date", "2026-11-24", "--n
        "for ising (7cef646: same job; 1047b46: another job, after 52d1b8c) and bfs (another job, dbb58de), "
        "else two-stream's 1-GPU run"],
 ]
+
+
+# The figure's date and the machine's cores: labargs.record_date, path_date, path_cores.
+from labargs import path_cores, path_date, record_date  # noqa: E402
+
+
+# The files this lab ships without a date or core count in their folder's name: what the lab
+# README says of them ("tetfv and bfs, CPU, 2-core virtual machine, 2026-11-24").
+KNOWN = {os.path.join(HERE, f + ".jsonl"): ("2026-11-24", 2)
+         for f in ("tetfv-cpu-strong", "tetfv-cpu-weak", "bfs-cpu-strong", "bfs-cpu-weak")}
+
+
+def data_date(paths, recs):
+    """The dates of the data, joined: the lines' own, else the paths', else KNOWN's."""
+    dates = sorted({d for d in (record_date(r) for r in recs) if d})
+    if not dates:
+        dates = sorted({path_date(p) or KNOWN.get(os.path.abspath(p), (None,))[0] for p in paths} - {None})
+    return " and ".join(dates) or "date not recorded (give --date)"
+
+
+def cores_of(path, given=None):
+    """The cores of the machine PATH's lines ran on: --cores, else as recorded beside them."""
+    return given or path_cores(path) or KNOWN.get(os.path.abspath(path), (None, None))[1]
+
+
+def flag(r, cores):
+    """The flags of one run: oversubscribed (ranks x threads > CORES, when known) and
+    unverified (verification not PASSED)."""
+    return {"oversubscribed": bool(cores) and r["ranks"] * max(r.get("threads") or 1, 1) > cores,
+            "unverified": r["verify"]["status"] != "PASSED"}
 
 
 def grid_size(d):
@@ -176,8 +215,9 @@ def config_of(r):
     return cfg
 
 
-def label_of(app, variant, cfg, kind, dims, borrowed=None):
-    """A short legend label: only what distinguishes series is worth saying."""
+def label_of(app, variant, cfg, kind, dims, borrowed=None, ident=False):
+    """A short legend label: only what distinguishes series is worth saying. IDENT: the label
+    less the problem size (what gives a series its colour and marker)."""
     extra = []
     if "p2p" in cfg:
         extra.append("P2P" if cfg["p2p"] else "staged")
@@ -189,7 +229,7 @@ def label_of(app, variant, cfg, kind, dims, borrowed=None):
     size = PROBLEMS[app].label(dims) + (per if kind == "weak" else " in total")
     if borrowed:
         extra.append(f"T1 of {borrowed}")
-    return f"{variant}" + (f" ({', '.join(extra)})" if extra else "") + f", {size}"
+    return f"{variant}" + (f" ({', '.join(extra)})" if extra else "") + ("" if ident else f", {size}")
 
 
 def read(path):
@@ -213,7 +253,7 @@ def read(path):
                 dropped.append(f"line {line_no}: app {r.get('app')!r}: plot.py knows "
                                f"{', '.join(sorted(PROBLEMS))}")
                 continue
-            r["_line"], r["_file"] = line_no, path
+            r["_line"], r["_file"], r["_path"] = line_no, path, os.path.abspath(path)
             recs.append(r)
     return recs, dropped
 
@@ -296,7 +336,24 @@ def build_series(recs, kinds, variants, baselines, rules):
     return series, notes
 
 
-def rows_of(key, pts):
+def disambiguate(keys, series_rows):
+    """Series of one label (same variant and size, another configuration, such as steps or
+    alpha): each label gets the settings in which its series differs from the others."""
+    by_label = OrderedDict()
+    for key, rows in zip(keys, series_rows):
+        by_label.setdefault(rows[0]["series"], []).append((dict(key[3]), rows))
+    for label, group in by_label.items():
+        if len(group) < 2:
+            continue
+        names = list(OrderedDict.fromkeys(k for cfg, _ in group for k in cfg))
+        differ = [k for k in names if len({json.dumps(cfg.get(k)) for cfg, _ in group}) > 1]
+        for cfg, rows in group:
+            extra = ", ".join(f"{k} {cfg.get(k, '-')}" for k in differ)
+            for r in rows:
+                r["series"] = f"{label} [{extra}]"
+
+
+def rows_of(key, pts, cores=None):
     app, variant, device, cfg, kind, dims = key
     prob = PROBLEMS[app]
     cfg = OrderedDict(cfg)
@@ -314,6 +371,7 @@ def rows_of(key, pts):
         rows.append(OrderedDict([
             ("app", app), ("variant", variant), ("kind", kind),
             ("series", label_of(app, variant, cfg, kind, dims, pts[n0].get("_borrowed"))),
+            ("_ident", label_of(app, variant, cfg, kind, dims, pts[n0].get("_borrowed"), ident=True)),
             ("N", n), ("N_counts", "ranks" if variant == "cpu" else "gpus"),
             ("ranks", r["ranks"]), ("gpus", r["gpus"]), ("threads", r["threads"]),
             *prob.cols(p),
@@ -332,6 +390,8 @@ def rows_of(key, pts):
             # for plot() only, not written: the size that tells series apart, the time column
             ("_size", prob.work(p) // (n if kind == "weak" else 1)),
             ("_ms", t[n] * 1e3), ("_noun", prob.noun), ("_cols", [c for c, _ in prob.cols(p)]),
+            *(("_" + f, v) for f, v in flag(r, (cores or {}).get(r["_path"])).items()),
+            ("_cores", (cores or {}).get(r["_path"])),
         ]))
     for row in rows:
         if isinstance(row["ideal_speedup"], float):
@@ -339,44 +399,97 @@ def rows_of(key, pts):
     return rows
 
 
+# Flagged points: a ring of their own around the point, and a legend entry (labs 02, 05, 06,
+# 08 and 10 draw them alike).
+FLAGS = OrderedDict([
+    ("oversubscribed", dict(marker="o", size=2.3, color="black", label="oversubscribed: ranks x threads > cores")),
+    ("unverified", dict(marker="s", size=2.0, color="#b000b0", label="verification not PASSED (SKIPPED)")),
+])
+STYLES = ["-", "--", "-.", ":", (0, (5, 1.5)), (0, (3, 1, 1, 1, 1, 1))]
+
+
+def flag_label(f, rows):
+    """FLAGS' legend text, with the machine's cores where the flagged rows agree on them."""
+    cores = sorted({r["_cores"] for r in rows if r["_" + f] and r.get("_cores")})
+    if f == "oversubscribed" and len(cores) == 1:
+        return f"oversubscribed: ranks x threads > {cores[0]} cores"
+    return FLAGS[f]["label"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+
+
+def series_styles(series_rows):
+    """A style per series: colour and marker per variant and configuration (the label less its
+    size), line style per problem size. Series that would still share all three (the same
+    label) take the next free line style, then hollow markers: no two look alike."""
+    idents = list(OrderedDict.fromkeys(rows[0]["_ident"] for rows in series_rows))
+    sizes = list(OrderedDict.fromkeys(rows[0]["_size"] for rows in series_rows))
+    used, out = set(), []
+    for rows in series_rows:
+        i = idents.index(rows[0]["_ident"])
+        si = sizes.index(rows[0]["_size"])
+        for k in range(2 * len(STYLES)):
+            key = (i, (si + k) % len(STYLES), k >= len(STYLES))
+            if key not in used:
+                break
+        used.add(key)
+        colour = f"C{i % 10}"
+        # Markers shrink from one series identity to the next, so points that coincide stay visible.
+        out.append(dict(color=colour, linestyle=STYLES[key[1]], marker=MARKERS[i % len(MARKERS)],
+                        markersize=max(5, 11 - 2 * i), mfc="none" if key[2] else colour, mew=1.5,
+                        alpha=0.9, label=rows[0]["series"]))
+    return out
+
+
 def plot(series_rows, title, png):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
-    variants = list(OrderedDict.fromkeys(rows[0]["variant"] for rows in series_rows))
-    colours = {v: f"C{i}" for i, v in enumerate(variants)}
-    sizes = list(OrderedDict.fromkeys(rows[0]["_size"] for rows in series_rows))
-    styles = ["-", "--", "-.", ":"]
-    markers = ["o", "s", "^", "D", "v", "P"]
     all_n = sorted({r["N"] for rows in series_rows for r in rows})
     counts = sorted({rows[0]["N_counts"] for rows in series_rows})
     xlabel = "N (" + " / ".join("MPI ranks" if c == "ranks" else "GPUs" for c in counts) + ")"
-    for rows in series_rows:
-        v = rows[0]["variant"]
-        size = rows[0]["_size"]
-        i = variants.index(v)
-        # Markers shrink from variant to variant, so points that coincide stay visible.
-        style = dict(color=colours[v], linestyle=styles[sizes.index(size) % len(styles)],
-                     marker=markers[i % len(markers)], markersize=max(4, 11 - 2 * i),
-                     alpha=0.9, label=rows[0]["series"])
+    flagged = {f: [] for f in FLAGS}
+    for rows, style in zip(series_rows, series_styles(series_rows)):
         n = [r["N"] for r in rows]
         t = [r["_ms"] for r in rows]
         axes[0].plot(n, t, **style)
         ideal_t = [t[0] * (n[0] / x if rows[0]["kind"] == "strong" else 1) for x in n]
-        axes[0].plot(n, ideal_t, color=colours[v], linestyle=(0, (1, 3)), linewidth=1, marker=None)
-        axes[1].plot(n, [float(r["speedup"]) for r in rows], **style)
-        axes[2].plot(n, [float(r["efficiency"]) for r in rows], **style)
+        axes[0].plot(n, ideal_t, color=style["color"], linestyle=(0, (1, 3)), linewidth=1, marker=None)
+        ys = [t, [float(r["speedup"]) for r in rows], [float(r["efficiency"]) for r in rows]]
+        axes[1].plot(n, ys[1], **style)
+        axes[2].plot(n, ys[2], **style)
+        for k, r in enumerate(rows):
+            for f in FLAGS:
+                if r["_" + f]:
+                    flagged[f].append((r["N"], [y[k] for y in ys], style["markersize"]))
     axes[1].plot(all_n, [x / all_n[0] for x in all_n], color="black", linestyle="--", linewidth=1,
                  label="ideal: S = N, eta = 1")
     axes[2].axhline(1.0, color="black", linestyle="--", linewidth=1)
+    flag_handles = []
+    for f, pts in flagged.items():
+        if not pts:
+            continue
+        st = FLAGS[f]
+        for a, ax in enumerate(axes):
+            for x, y, ms in pts:
+                ax.plot([x], [y[a]], ls="none", marker=st["marker"], ms=max(ms, 8) * st["size"], mfc="none",
+                        mec=st["color"], mew=1.6, zorder=5, clip_on=False)
+        flag_handles.append(Line2D([], [], ls="none", marker=st["marker"], ms=12, mfc="none", mec=st["color"],
+                                   mew=1.6, label=flag_label(f, [r for rows in series_rows for r in rows])))
     kinds = sorted({rows[0]["kind"] for rows in series_rows})
     nouns = sorted({rows[0]["_noun"] for rows in series_rows})
     noun = nouns[0] if len(nouns) == 1 else "step"     # bfs: one search is its step
     axes[0].set_title(f"time per {noun} (median); dotted: ideal")
     axes[0].set_ylabel(f"ms per {noun}")
     axes[0].set_yscale("log")
+    # Plain numbers (0.4, 2, 6), not 4 x 10^-1; the minor ones only where a decade or two shows.
+    class PlainLog(matplotlib.ticker.LogFormatter):
+        def __call__(self, x, pos=None):
+            return f"{x:g}" if super().__call__(x, pos) else ""
+    axes[0].yaxis.set_major_formatter(PlainLog())
+    axes[0].yaxis.set_minor_formatter(PlainLog(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     sp = {"strong": "T1/TN", "weak": "N T1/TN"}
     axes[1].set_title("speed-up " + ", ".join(f"{sp[k]} ({k})" for k in kinds))
     axes[1].set_ylabel("speed-up")
@@ -393,8 +506,12 @@ def plot(series_rows, title, png):
         ax.set_xlabel(xlabel)
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = axes[1].get_legend_handles_labels()
-    # One legend column per variant (matplotlib fills columns first), the ideal line last.
+    # One legend column per variant (matplotlib fills columns first), the ideal line and the
+    # flags last.
+    variants = list(OrderedDict.fromkeys(rows[0]["variant"] for rows in series_rows))
     nrows = max(sum(1 for rows in series_rows if rows[0]["variant"] == v) for v in variants)
+    handles += flag_handles
+    labels += [h.get_label() for h in flag_handles]
     ncol = (len(labels) + nrows - 1) // nrows
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=9, frameon=False)
     fig.suptitle(title, fontsize=11)
@@ -438,9 +555,11 @@ def setting_of(r):
     return ", ".join(parts)
 
 
-def two_gpu_rows(files, t1_files, rules, t1_by_file=None):
+def two_gpu_rows(files, t1_files, rules, t1_by_file=None, cores=None):
     """One row per two-GPU run that has a T1, and the notes on everything left out.
-    t1_files: {app: (path, records)}; t1_by_file: {two-GPU file: (path, records)}."""
+    t1_files: {app: (path, records)}; t1_by_file: {two-GPU file: (path, records)}; cores: the
+    cores of a file's machine (a function of its path), for the flags."""
+    cores = cores or (lambda path: None)
     rows, notes = [], []
     t1_by_file = t1_by_file or {}
     for fi, path in enumerate(files):
@@ -515,6 +634,9 @@ def two_gpu_rows(files, t1_files, rules, t1_by_file=None):
                 ("device", r["device"]),
                 ("T1_file", base["_file"]), ("T1_line", base["_line"]), ("T1_git", base.get("git", "")),
                 ("T2_file", path), ("T2_line", r["_line"]), ("T2_git", r.get("git", "")),
+                *(("_" + f, flag(base, cores(base["_file"]))[f] or v)
+                  for f, v in flag(r, cores(path)).items()),
+                ("_date", record_date(r)), ("_cores", cores(path)),
                 ("_order", (fi, KIND_ORDER[kind], bool(p.get("no_exchange")),
                             VARIANT_ORDER.get(r["variant"], 9), setting_of(r), r["_line"])),
             ]))
@@ -529,6 +651,8 @@ def plot_two_gpu(rows, title, png):
 
     variants = sorted({r["variant"] for r in rows}, key=lambda v: VARIANT_ORDER.get(v, 9))
     colours = {v: f"C{i}" for i, v in enumerate(variants)}
+    # A hatch per variant besides its colour (the first none), so the bars read in grey too.
+    HATCHES = {v: ["", "..", "\\\\", "oo", "++"][i % 5] for i, v in enumerate(variants)}
     fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(rows) + 2), 5.6))
     x, gap, prev, centres = 0.0, 0.6, None, {}
     for r in rows:
@@ -541,10 +665,17 @@ def plot_two_gpu(rows, title, png):
         centres.setdefault(group, []).append(x)
         eta = float(r["efficiency"])
         bound = "--no-exchange" in r["setting"]
-        ax.bar(x, eta, width=0.8, color=colours[r["variant"]], hatch="//" if bound else None,
-               edgecolor="black" if bound else colours[r["variant"]], linewidth=0.5,
-               alpha=0.55 if bound else 0.9)
-        ax.text(x, eta + 0.015, f"{eta:.3f}", ha="center", fontsize=7)
+        ax.bar(x, eta, width=0.8, color=colours[r["variant"]], hatch=HATCHES[r["variant"]] + ("//" if bound else ""),
+               edgecolor="black" if bound else "white", linewidth=0.5, alpha=0.55 if bound else 0.9)
+        # on a white ground: the ideal line at 1 would strike through values near it
+        ax.text(x, eta + 0.015, f"{eta:.3f}", ha="center", fontsize=7, zorder=4,
+                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.85))
+        top = eta + 0.095
+        for f, st in FLAGS.items():
+            if r["_" + f]:  # the flags stack above the value
+                ax.plot([x], [top], ls="none", marker=st["marker"], ms=7, mfc="none", mec=st["color"], mew=1.4,
+                        clip_on=False)
+                top += 0.05
         x += 1
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_xticks([r["_x"] for r in rows])
@@ -556,11 +687,17 @@ def plot_two_gpu(rows, title, png):
                 fontsize=7.5, transform=ax.get_xaxis_transform())
     ax.set_ylim(0, 1.3)
     ax.set_ylabel("parallel efficiency eta on 2 GPUs")
-    handles = [matplotlib.patches.Patch(color=colours[v], label=v) for v in variants]
+    handles = [matplotlib.patches.Patch(facecolor=colours[v], edgecolor="white", hatch=HATCHES[v], label=v)
+               for v in variants]
     handles.append(matplotlib.lines.Line2D([], [], color="black", linestyle="--", label="ideal: eta = 1"))
     if any("--no-exchange" in r["setting"] for r in rows):
         handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch="//",
                                                 label="--no-exchange: the communication-free bound"))
+    for f, st in FLAGS.items():
+        if any(r["_" + f] for r in rows):
+            label = flag_label(f, rows) + (" (T1 or T2)" if f == "unverified" else "")
+            handles.append(matplotlib.lines.Line2D([], [], ls="none", marker=st["marker"], ms=7, mfc="none",
+                                                   mec=st["color"], mew=1.4, label=label))
     ax.legend(handles=handles, fontsize=7.5, loc="upper center", ncol=len(handles), framealpha=0.95)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
@@ -583,7 +720,10 @@ def two_gpu_main(argv):
                     help="leave out two-GPU runs whose params (or top-level) FIELD equals VALUE, "
                          "e.g. halo=pack; repeatable")
     ap.add_argument("--name", default="gpu-2x-apps", help="writes NAME.csv and NAME.png into --outdir [%(default)s]")
-    ap.add_argument("--date", help="date of the measurement for the title [the first file's modification date]")
+    ap.add_argument("--date", help="date of the measurement for the title [a timestamp field of the lines, "
+                    "else the YYYY-MM-DD in the two-GPU files' folder names]")
+    ap.add_argument("--cores", type=int, help="cores of the machine, to mark oversubscribed runs (ranks x threads "
+                    "> cores) [each file's folder name or README.md]")
     ap.add_argument("--note", help="a further title line")
     a = ap.parse_args(argv)
     a.two_gpu = a.two_gpu + a.data
@@ -608,7 +748,7 @@ def two_gpu_main(argv):
         else:
             t1_files[key] = (path, [r for r in recs if r["app"] == key])
         notes += [f"{os.path.basename(path)}: {d}" for d in dropped]
-    rows, more = two_gpu_rows(a.two_gpu, t1_files, rules, t1_by_file)
+    rows, more = two_gpu_rows(a.two_gpu, t1_files, rules, t1_by_file, lambda path: cores_of(path, a.cores))
     notes += more
     if not rows:
         for d in notes:
@@ -621,7 +761,8 @@ def two_gpu_main(argv):
         w = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    date = a.date or datetime.date.fromtimestamp(os.path.getmtime(a.two_gpu[0])).isoformat()
+    dates = sorted({r["_date"] for r in rows if r["_date"]})
+    date = a.date or (" and ".join(dates) if dates else data_date(a.two_gpu, []))
     devices = "; ".join(sorted({r["device"] for r in rows}))
     apps = ", ".join(OrderedDict.fromkeys(r["app"] for r in rows))
     title = (f"{apps}: one GPU against two (strong: eta = T1/(2 T2); weak: eta = T1/T2)\n"
@@ -681,7 +822,10 @@ def main(argv):
     ap.add_argument("--exclude", action="append", default=[], metavar="FIELD=VALUE",
                     help="leave out runs whose params (or top-level) FIELD equals VALUE, "
                          "e.g. p2p=false; repeatable")
-    ap.add_argument("--date", help="date of the measurement for the title [the file's modification date]")
+    ap.add_argument("--date", help="date of the measurement for the title [a timestamp field of the lines, "
+                    "else the YYYY-MM-DD in the data's folder name, else the lab README's date of its shipped files]")
+    ap.add_argument("--cores", type=int, help="cores of the machine, to ring oversubscribed runs (ranks x threads "
+                    "> cores) [the folder's name or README.md, else the lab README's for its shipped files]")
     ap.add_argument("--title", help="first line of the plot title [APP: KIND scaling (...)]")
     ap.add_argument("--note", help="a third title line, e.g. what the machine was")
     a = ap.parse_args(argv)
@@ -715,14 +859,16 @@ def main(argv):
         print(f"plot.py: no scaling series in {' '.join(a.data)}: it needs runs of one configuration at "
               "two or more N (ranks for cpu, GPUs otherwise)", file=sys.stderr)
         return 1
-    series_rows = [rows_of(k, pts) for k, pts in series.items()]
+    cores = {os.path.abspath(p): cores_of(p, a.cores) for p in a.data}
+    series_rows = [rows_of(k, pts, cores) for k, pts in series.items()]
+    disambiguate(list(series), series_rows)
     rows = [r for s in series_rows for r in s]
     fields = list(OrderedDict.fromkeys(k for r in rows for k in r if not k.startswith("_")))
     with open(prefix + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    date = a.date or datetime.date.fromtimestamp(os.path.getmtime(a.jsonl)).isoformat()
+    date = a.date or data_date(a.data, recs)
     devices = sorted({r["device"] for r in rows})
     apps = sorted({r["app"] for r in rows})
     kinds_found = sorted({r["kind"] for r in rows})
