@@ -22,6 +22,9 @@ int lbm_check(const kit_env *env, void *params, const char *variant) {
   if ((p->run.checkpoint || p->run.restart) && steady)
     return kit_usage_error(
         env, "lbm: --checkpoint and --restart apply to runs of fixed --iters, not --until-steady");
+  /* The steady run is its own loop of chunks: no profiled pass, so nothing to trace. */
+  if (p->run.trace && steady)
+    return kit_usage_error(env, "lbm: --trace applies to runs of fixed --iters, not --until-steady");
   if (a->lid_given && !cavity)
     return kit_usage_error(env, "lbm: --lid-velocity applies only to --case cavity");
   if (a->peak_given && cavity)
