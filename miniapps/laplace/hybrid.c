@@ -12,6 +12,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "cpu_kernel.h"
 #include "gpu_block.h"
 #include "kernels.h"
 #include "kit/check.h"
@@ -28,6 +29,7 @@ typedef struct hybrid_state {
   cudaEvent_t boundary_done, bulk_done, data_done; /* order steps without host syncs */
   kit_halo halo;                                   /* pinned staging for the GPU's external planes */
   int threads_comm, threads_interior;              /* sizes of the two thread groups */
+  laplace_cpu_block kernel;                        /* CPU sweeps (--cpu-block, cpu_kernel.h) */
 } hybrid_state;
 
 static void *hy_setup(const void *arg) {
@@ -64,6 +66,10 @@ static void *hy_setup(const void *arg) {
   s->threads_comm = T * 3 / 8 > 1 ? T * 3 / 8 : 1;
   s->threads_interior = T - s->threads_comm > 1 ? T - s->threads_comm : 1;
   if (s->nc == 0) s->threads_comm = s->threads_interior = 1; /* nothing for the CPU to do */
+  /* Collective: every rank, also one without CPU planes (its sweeps are empty). */
+  s->kernel = laplace_cpu_block_resolve(&c->p->cpu_block, c->env, c->p, &s->hb, s->hu, s->hun, 1, s->nc + 1,
+                                        s->threads_interior);
+  if (s->nc > 0) laplace_fill(c->p, &s->hb, s->hun);
   omp_set_max_active_levels(2);
   return s;
 }
@@ -120,8 +126,8 @@ static void hy_comm_group(hybrid_state *s, double *hu, double *hun) {
     KIT_RANGE_PUSH("cpu_boundary");
   }
   /* CPU boundary planes, by the whole group (the master joins once the GPU is busy). */
-  if (nc) laplace_sweep_rows(p, hb, hu, hun, 1, 2);
-  if (nc > 1) laplace_sweep_rows(p, hb, hu, hun, nc, nc + 1);
+  if (nc) laplace_cpu_sweep_rows(p, hb, hu, hun, 1, 2, &s->kernel);
+  if (nc > 1) laplace_cpu_sweep_rows(p, hb, hu, hun, nc, nc + 1, &s->kernel);
 #pragma omp master
   {
     KIT_RANGE_POP();
@@ -191,7 +197,7 @@ static void hy_run(void *st, int steps) {
         } else if (s->nc > 2) {
 #pragma omp master
           KIT_RANGE_PUSH("cpu_interior");
-          laplace_sweep_rows(s->c.p, &s->hb, hu, hun, 2, s->nc);
+          laplace_cpu_sweep_rows(s->c.p, &s->hb, hu, hun, 2, s->nc, &s->kernel);
 #pragma omp master
           KIT_RANGE_POP();
         }

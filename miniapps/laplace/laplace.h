@@ -15,6 +15,19 @@
 extern "C" {
 #endif
 
+/* How a host sweep runs. by == 0: off, laplace_sweep_rows itself (bx and nt ignored).
+ * Otherwise each thread takes the same rows as in laplace_sweep_rows (about planes/threads
+ * consecutive planes) but visits them pencil by pencil: a pencil is bx x by interior points in
+ * x and y (clamped to the grid), swept up all the thread's planes, so that the planes below,
+ * at and above a row are still in cache when it is computed. nt: the new field goes to memory
+ * with non-temporal (streaming) stores, which skip the read-for-ownership of its lines. */
+typedef struct laplace_cpu_block {
+  int bx, by; /* pencil extent in x and y; by < 0 only in a request: auto */
+  int nt;     /* non-temporal stores for un */
+} laplace_cpu_block;
+
+#define LAPLACE_CPU_BLOCK_AUTO (-1)
+
 /* Every problem parameter, with the common run flags. */
 typedef struct laplace_params {
   kit_run run;        /* --variant, --iters, --reps, ... */
@@ -24,6 +37,7 @@ typedef struct laplace_params {
   const char *dump;   /* --dump FILE: final interior as raw little-endian doubles */
   int p2p;            /* multi-thread: peer-to-peer copies where possible (--no-p2p: off) */
   const char *comm;   /* naive, two-stream: how planes move between processes (--comm, kit/exchange.h) */
+  laplace_cpu_block cpu_block; /* cpu, hybrid: the host sweep's kernel (--cpu-block, cpu_kernel.h) */
   /* --restart: the initial interior comes from a checkpoint instead of --init. */
   const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */
   int restart_k0, restart_nz;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_kernel.h"
 #include "kit/app.h"
 #include "kit/check.h"
 #include "kit/checkpoint.h"
@@ -96,8 +97,9 @@ int main(int argc, char **argv) {
                       .beta = 1.0 / 6.0,
                       .init = "zero",
                       .p2p = 1,
-                      .comm = "host"};
-  kit_option opts[KIT_RUN_NOPTS + 8];
+                      .comm = "host",
+                      .cpu_block = {0, LAPLACE_CPU_BLOCK_AUTO, 0}};
+  kit_option opts[KIT_RUN_NOPTS + 9];
   int n = kit_run_options(&p.run, opts);
   /* One row per flag, read as --help prints them. */
   /* clang-format off */
@@ -109,6 +111,7 @@ int main(int argc, char **argv) {
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final interior as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
       {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LAPLACE_COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
+      {"cpu-block", KIT_OPT_CUSTOM, &p.cpu_block, "BXxBY[+nt]|auto|off", "host sweep: pencils of BX x BY points, +nt streaming stores; auto: the fastest of a few, timed at set-up; off: unblocked [auto]", 1, 0, 0, NULL, laplace_parse_cpu_block, NULL, "cpu|hybrid"},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

@@ -2,7 +2,9 @@
  * model (Paper II Sec. 2.2: a point update reads u once and writes u_new once, the neighbours
  * coming from cache), and the problem's parameters in the JSON line (docs/output-schema.md). */
 #include <stdlib.h>
+#include <string.h>
 
+#include "cpu_kernel.h"
 #include "laplace.h"
 
 /* Bytes one point update must move: read u once, write u_new once (neighbours from cache). */
@@ -34,4 +36,11 @@ void laplace_describe(const void *params, const void *ctx, const kit_variant *v,
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_int(j, "start_step", p->start_step);
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
+  /* The host sweep that ran (cpu_kernel.h): "off", "BXxBY" or "BXxBY+nt"; null where no host
+   * sweep ran (the GPU variants, a hybrid run that fell back to two-stream). */
+  laplace_cpu_block k;
+  char name[64];
+  const int host = strcmp(v->name, "cpu") == 0 || strcmp(v->name, "hybrid") == 0;
+  kit_json_string(j, "cpu_block",
+                  host && laplace_cpu_block_used(&k) ? laplace_cpu_block_name(&k, name, sizeof name) : NULL);
 }

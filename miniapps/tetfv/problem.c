@@ -62,8 +62,9 @@ int tetfv_check(const kit_env *env, void *params, const char *variant) {
 
 /* The box's size and memory (a file is checked once read): the mesh and the global matrix on
  * every rank during set-up (replicated: README.md "Not done yet"), the local matrix, fields,
- * rank 0 the oracle's: about 500 bytes a cell. A GPU holds its rows (D, A, I: 200 bytes
- * each) and three whole-length fields of its rank's part (and ghosts). */
+ * rank 0 the oracle's: about 950 bytes a cell (peaks of 819 at box:64 and 911 at box:40 were
+ * measured, one rank, docs/sizing.md). A GPU holds its rows (D, A, I: 200 bytes each) and
+ * three whole-length fields of its rank's part (and ghosts). */
 int tetfv_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
                double *device) {
   const tetfv_params *p = params;
@@ -72,7 +73,7 @@ int tetfv_plan(const kit_env *env, void *params, const kit_variant *v, int gpus,
     return kit_usage_error(
         env, "tetfv: --mesh %s: %.0f cells exceed the 1.3e8 a rank's int indices and messages allow", p->mesh,
         cells);
-  *host = 500.0 * cells;
+  *host = 950.0 * cells;
   *device = gpus > 0 ? rows * (200.0 / gpus + 3.0 * 8.0 * 1.2) : 0.0;
   return -1;
 }

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "cpu_kernel.h"
 #include "laplace.h"
 #include "stencil.h"
 
@@ -145,4 +148,178 @@ TEST(Laplace, DecomposedSweepMatchesOracle) {
   }
   ASSERT_EQ(got.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(got[i], ref[i]) << i;
+}
+
+// --- the tuned host kernel (cpu_kernel.h) ------------------------------------------------
+
+namespace {
+// A field on a 64-byte boundary plus `shift` doubles, so that the streaming stores' peel
+// meets every alignment of a row's first point.
+struct Field {
+  double *base, *u;
+  Field(size_t n, int shift) {
+    base = static_cast<double *>(std::aligned_alloc(64, (n + 8) * sizeof(double) / 64 * 64 + 128));
+    u = base + shift;
+  }
+  ~Field() { std::free(base); }
+  Field(const Field &) = delete;
+  Field &operator=(const Field &) = delete;
+};
+
+std::string name(const laplace_cpu_block &k) {
+  char buf[64];
+  return laplace_cpu_block_name(&k, buf, sizeof buf);
+}
+}  // namespace
+
+// Every block shape (dividing the grid or not, thinner than a vector, larger than the grid),
+// with and without streaming stores, on 1, 2 and 3 threads (3 splits planes mid-way), at three
+// alignments: one sweep of
+// all planes, of a single (boundary) plane and of the bulk writes the same bytes, the whole
+// array compared (interior, boundary and padding), as the unblocked kernel.
+TEST(LaplaceCpuKernel, BlockedSweepBitwiseEqualsUnblocked) {
+  const int nx = 37, ny = 23, nz = 7;
+  laplace_params p = params(nx, ny, nz, 1, "random");
+  p.alpha = 0.3;
+  p.beta = 0.11;
+  const laplace_block b = laplace_block_make(nx, ny, 1, nz);
+  const laplace_cpu_block shapes[] = {{nx, ny, 0}, {5, 3, 0},  {8, 8, 0},    {1, 1, 0},   {37, 4, 0},
+                                      {nx, ny, 1}, {5, 3, 1},  {16, 7, 1},   {9, 1, 1},   {37, 8, 1},
+                                      {40, 50, 1}, {3, 23, 1}, {1000, 2, 0}, {1000, 2, 1}};
+  const int ranges[3][2] = {{1, nz + 1}, {1, 2}, {2, nz}};
+  for (int shift = 0; shift < 8; shift += 3) {
+    Field u(b.points, shift), want(b.points, shift), got(b.points, shift);
+    // Philox values carry 32 random bits, so sums of three are exact and an order change
+    // would go unseen: one sweep first gives every value a full mantissa.
+    laplace_fill(&p, &b, want.u);
+    laplace_fill(&p, &b, u.u);
+    laplace_sweep_host(&p, &b, want.u, u.u, 1, nz + 1, 1);
+    for (const auto &r : ranges)
+      for (const laplace_cpu_block &k : shapes)
+        for (int threads = 1; threads <= 3; ++threads) {
+          std::memset(want.u, 0, b.points * sizeof(double));
+          std::memset(got.u, 0, b.points * sizeof(double));
+          laplace_sweep_host(&p, &b, u.u, want.u, r[0], r[1], threads);
+          laplace_cpu_sweep(&p, &b, u.u, got.u, r[0], r[1], threads, &k);
+          ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)))
+              << name(k) << " planes [" << r[0] << "," << r[1] << ") threads " << threads << " shift "
+              << shift;
+        }
+  }
+}
+
+// Many sweeps with the blocked kernel (planes swept as the cpu variant does: the two boundary
+// planes, then the bulk) end on the oracle's field bit for bit.
+TEST(LaplaceCpuKernel, BlockedIterationMatchesOracle) {
+  const int nx = 29, ny = 13, nz = 10, iters = 9;
+  laplace_params p = params(nx, ny, nz, iters, "random");
+  std::vector<double> ref((size_t)nx * ny * nz);
+  laplace_reference(&p, ref.data(), nullptr);
+  const laplace_block b = laplace_block_make(nx, ny, 1, nz);
+  const laplace_cpu_block shapes[] = {{0, 0, 0}, {29, 4, 1}, {6, 5, 0}, {11, 13, 1}};
+  for (const laplace_cpu_block &k : shapes)
+    for (int threads = 1; threads <= 2; ++threads) {
+      Field f0(b.points, 0), f1(b.points, 0);
+      double *u = f0.u, *un = f1.u;
+      laplace_fill(&p, &b, u);
+      laplace_fill(&p, &b, un);
+      for (int t = 0; t < iters; ++t) {
+        laplace_cpu_sweep(&p, &b, u, un, 1, 2, threads, &k);
+        laplace_cpu_sweep(&p, &b, u, un, nz, nz + 1, threads, &k);
+        laplace_cpu_sweep(&p, &b, u, un, 2, nz, threads, &k);
+        std::swap(u, un);
+      }
+      std::vector<double> got(ref.size());
+      laplace_copy_interior(&b, u, 1, nz + 1, got.data());
+      for (size_t i = 0; i < ref.size(); ++i)
+        ASSERT_EQ(got[i], ref[i]) << name(k) << " threads " << threads << " at " << i;
+    }
+}
+
+// The orphaned form inside a caller's team (the hybrid's groups) gives the same bytes.
+TEST(LaplaceCpuKernel, OrphanedRowsInATeam) {
+  const int nx = 21, ny = 9, nz = 5;
+  laplace_params p = params(nx, ny, nz, 1, "random");
+  const laplace_block b = laplace_block_make(nx, ny, 1, nz);
+  Field u(b.points, 0), want(b.points, 0), got(b.points, 0);
+  laplace_fill(&p, &b, want.u);
+  laplace_fill(&p, &b, u.u);
+  laplace_sweep_host(&p, &b, want.u, u.u, 1, nz + 1, 1);  // full mantissas (see above)
+  std::memset(want.u, 0, b.points * sizeof(double));
+  std::memset(got.u, 0, b.points * sizeof(double));
+  laplace_sweep_host(&p, &b, u.u, want.u, 1, nz + 1, 1);
+  const laplace_cpu_block k = {16, 2, 1};
+#pragma omp parallel num_threads(2)
+  {
+    laplace_cpu_sweep_rows(&p, &b, u.u, got.u, 1, 2, &k);
+    laplace_cpu_sweep_rows(&p, &b, u.u, got.u, 2, nz + 1, &k);
+  }
+  ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)));
+}
+
+TEST(LaplaceCpuKernel, ParseFlag) {
+  laplace_cpu_block k = {9, 9, 9};
+  char err[200];
+  ASSERT_EQ(0, laplace_parse_cpu_block("auto", &k, err, sizeof err));
+  EXPECT_EQ(LAPLACE_CPU_BLOCK_AUTO, k.by);
+  ASSERT_EQ(0, laplace_parse_cpu_block("off", &k, err, sizeof err));
+  EXPECT_EQ(0, k.by);
+  EXPECT_EQ("off", name(k));
+  ASSERT_EQ(0, laplace_parse_cpu_block("512x8", &k, err, sizeof err));
+  EXPECT_EQ(512, k.bx);
+  EXPECT_EQ(8, k.by);
+  EXPECT_EQ(0, k.nt);
+  ASSERT_EQ(0, laplace_parse_cpu_block("3x1+nt", &k, err, sizeof err));
+  EXPECT_EQ("3x1+nt", name(k));
+  for (const char *bad : {"", "8", "8x", "x8", "8x8+", "8x8nt", "8x8+nt+nt", "-8x8", "8x-8", "+8x8", " 8x8",
+                          "8 x8", "8X8", "autox", "99999999999999999999x8"}) {
+    EXPECT_NE(0, laplace_parse_cpu_block(bad, &k, err, sizeof err)) << "'" << bad << "'";
+    EXPECT_NE(nullptr, std::strstr(err, "is not BXxBY[+nt], auto or off")) << err;
+  }
+  for (const char *bad : {"0x8", "8x0", "1000001x8"}) {
+    EXPECT_NE(0, laplace_parse_cpu_block(bad, &k, err, sizeof err)) << bad;
+    EXPECT_NE(nullptr, std::strstr(err, "must be in [1, 1000000]")) << err;
+  }
+}
+
+// auto times the candidates once, picks one of them, prints it once; the same grid and team
+// again (hybrid's calibration set-up, then its run) reuses it silently. A fixed request is
+// clamped to the grid and never timed.
+TEST(LaplaceCpuKernel, TunerChoosesACandidateOnce) {
+  const int nx = 40, ny = 33, nz = 6;
+  laplace_params p = params(nx, ny, nz, 1, "random");
+  const laplace_block b = laplace_block_make(nx, ny, 1, nz);
+  Field u(b.points, 0), un(b.points, 0);
+  laplace_fill(&p, &b, u.u);
+  laplace_fill(&p, &b, un.u);
+  kit_env env;
+  std::memset(&env, 0, sizeof env);
+  const laplace_cpu_block autoreq = {0, LAPLACE_CPU_BLOCK_AUTO, 0};
+  testing::internal::CaptureStderr();
+  const laplace_cpu_block k = laplace_cpu_block_resolve(&autoreq, &env, &p, &b, u.u, un.u, 1, nz + 1, 2);
+  const std::string first = testing::internal::GetCapturedStderr();
+  EXPECT_NE(std::string::npos, first.find("laplace: cpu block auto: " + name(k) + ",")) << first;
+  if (k.by != 0) {
+    EXPECT_EQ(nx, k.bx);
+    EXPECT_TRUE(k.by == 8 || k.by == 16 || k.by == 32 || k.by == ny) << name(k);
+  }
+  if (!laplace_cpu_nt_available()) {
+    EXPECT_EQ(0, k.nt);
+  }
+  laplace_cpu_block used;
+  ASSERT_TRUE(laplace_cpu_block_used(&used));
+  EXPECT_EQ(name(k), name(used));
+  testing::internal::CaptureStderr();
+  const laplace_cpu_block again = laplace_cpu_block_resolve(&autoreq, &env, &p, &b, u.u, un.u, 1, nz + 1, 2);
+  EXPECT_EQ("", testing::internal::GetCapturedStderr());
+  EXPECT_EQ(name(k), name(again));
+  const laplace_cpu_block fixed = {100, 7, 1};
+  testing::internal::CaptureStderr();
+  const laplace_cpu_block f = laplace_cpu_block_resolve(&fixed, &env, &p, &b, u.u, un.u, 1, nz + 1, 2);
+  EXPECT_EQ("", testing::internal::GetCapturedStderr());
+  EXPECT_EQ(nx, f.bx);
+  EXPECT_EQ(7, f.by);
+  EXPECT_EQ(laplace_cpu_nt_available(), f.nt);
+  ASSERT_TRUE(laplace_cpu_block_used(&used));
+  EXPECT_EQ(name(f), name(used));
 }
