@@ -1,21 +1,55 @@
 /* cpu.c: the `cpu` variant. MPI ranks x OpenMP threads, no GPU: each rank sweeps its
  * z-slab with all its threads and exchanges one plane with each neighbour per step.
  * Paper III's CPU-only runs; with one rank it is the CPU baseline the GPU variants beat.
- *   mpiexec -n 2 build/bin/laplace --variant cpu --size 64 */
+ * On a process grid other than 1x1xN (--procs, Paper II Figs. 3-5) each rank sweeps its box,
+ * then exchanges up to six faces through kit/exchange.h (x and y faces packed), then swaps.
+ *   mpiexec -n 2 build/bin/laplace --variant cpu --size 64
+ *   mpiexec -n 4 build/bin/laplace --variant cpu --size 64 --procs 2x2x1 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernel.h"
 #include "kit/check.h"
+#include "kit/exchange.h"
 #include "kit/ranges.h"
 #include "laplace.h"
 
 typedef struct cpu_state {
   laplace_ctx c;
-  double *u, *un; /* current and next field, ghost planes included */
-  kit_halo halo;
-  laplace_cpu_block kernel; /* --cpu-block, resolved (auto: tuned on this grid) */
+  double *u, *un;            /* current and next field, ghost planes included */
+  kit_halo halo;             /* 1x1xN: the overlapped z-slab exchange */
+  int grid;                  /* any other grid: sweep, exchange the faces, swap */
+  kit_exchange x;            /* grid: one link per face (LAPLACE_XM ... LAPLACE_ZP) */
+  double *send[4], *recv[4]; /* grid: the x and y faces, packed (NULL without a neighbour) */
+  laplace_cpu_block kernel;  /* --cpu-block, resolved (auto: tuned on this grid) */
 } cpu_state;
+
+/* Each face's link: what goes towards -x arrives on the neighbour's +x link, so a face's
+ * send tag is its own index and its receive tag the opposite face's (KIT_DOWN/KIT_UP's rule
+ * in kit_exchange_init, for six faces). x and y faces carry their packed points, z faces the
+ * whole padded plane, straight from and into the field. */
+static void grid_init(cpu_state *s) {
+  const laplace_block *b = &s->c.blk;
+  kit_link links[LAPLACE_FACES];
+  for (int f = 0; f < LAPLACE_FACES; ++f) {
+    const size_t n = f < LAPLACE_ZM ? laplace_face_count(b, f) : b->sz;
+    links[f] = (kit_link){
+        .rank = s->c.face_nbr[f], .send_count = n, .recv_count = n, .send_tag = f, .recv_tag = f ^ 1};
+    if (f < LAPLACE_ZM && s->c.face_nbr[f] != MPI_PROC_NULL) {
+      s->send[f] = kit_malloc(n * sizeof(double), "laplace face");
+      s->recv[f] = kit_malloc(n * sizeof(double), "laplace face");
+    }
+  }
+  kit_exchange_init_links(&s->x, KIT_COMM_HOST, MPI_COMM_WORLD, LAPLACE_FACES, links, MPI_DOUBLE,
+                          sizeof(double), 1);
+}
+
+/* The receive buffers start as the ghost layers they will be unpacked into, so an exchange
+ * that moves nothing (KIT_FAULT=stale-halo) leaves the ghosts as they were. */
+static void grid_reset(cpu_state *s) {
+  for (int f = 0; f < LAPLACE_ZM; ++f)
+    if (s->recv[f]) laplace_face_pack(&s->c.blk, s->un, f, 1, s->recv[f]);
+}
 
 static void *cpu_setup(const void *arg) {
   const laplace_ctx *c = arg;
@@ -23,14 +57,19 @@ static void *cpu_setup(const void *arg) {
   s->c = *c;
   s->u = kit_malloc(c->blk.points * sizeof(double), "laplace field");
   s->un = kit_malloc(c->blk.points * sizeof(double), "laplace field");
+  s->grid = !laplace_grid_is_slab(c->p->procs);
   /* Planes go straight from and into the field arrays: no staging buffers. */
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 0, 0);
+  if (s->grid)
+    grid_init(s);
+  else
+    kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz, 0, 0);
   laplace_fill(c->p, &c->blk, s->u);
   laplace_fill(c->p, &c->blk, s->un);
   /* The host kernel (--cpu-block; auto times a few on this slab, sweeping u into un). */
   s->kernel = laplace_cpu_block_resolve(&c->p->cpu_block, c->env, c->p, &c->blk, s->u, s->un, 1,
                                         c->blk.nz + 1, c->env->threads);
   laplace_fill(c->p, &c->blk, s->un);
+  if (s->grid) grid_reset(s);
   return s;
 }
 
@@ -38,10 +77,47 @@ static void cpu_reset(void *st) {
   cpu_state *s = st;
   laplace_fill(s->c.p, &s->c.blk, s->u);
   laplace_fill(s->c.p, &s->c.blk, s->un);
+  if (s->grid) grid_reset(s);
+}
+
+/* A grid's step: the whole box, then every face of the new field (blocking: the layer has no
+ * split-phase call to overlap it with the sweep), then the swap. */
+static void grid_run(cpu_state *s, int steps) {
+  const laplace_block *b = &s->c.blk;
+  const int threads = s->c.env->threads;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    KIT_RANGE_PUSH("compute");
+    laplace_cpu_sweep(s->c.p, b, s->u, s->un, 1, b->nz + 1, threads, &s->kernel);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("exchange");
+    void *send[LAPLACE_FACES], *recv[LAPLACE_FACES];
+    for (int f = 0; f < LAPLACE_ZM; ++f) {
+      if (s->send[f]) laplace_face_pack(b, s->un, f, 0, s->send[f]);
+      send[f] = s->send[f];
+      recv[f] = s->recv[f];
+    }
+    send[LAPLACE_ZM] = s->un + b->sz;
+    send[LAPLACE_ZP] = s->un + (size_t)b->nz * b->sz;
+    recv[LAPLACE_ZM] = s->un;
+    recv[LAPLACE_ZP] = s->un + (size_t)(b->nz + 1) * b->sz;
+    kit_exchange_run(&s->x, send, recv, NULL);
+    for (int f = 0; f < LAPLACE_ZM; ++f)
+      if (s->recv[f]) laplace_face_unpack(b, s->un, f, 1, s->recv[f]);
+    KIT_RANGE_POP();
+    double *t_ = s->u;
+    s->u = s->un;
+    s->un = t_;
+    KIT_RANGE_POP();
+  }
 }
 
 static void cpu_run(void *st, int steps) {
   cpu_state *s = st;
+  if (s->grid) {
+    grid_run(s, steps);
+    return;
+  }
   const laplace_block *b = &s->c.blk;
   const int threads = s->c.env->threads;
   const laplace_cpu_block *k = &s->kernel;
@@ -76,12 +152,21 @@ static void cpu_fetch(void *st, void *out) {
 }
 
 static const kit_halo *cpu_halo(void *st) {
-  return &((cpu_state *)st)->halo;
+  cpu_state *s = st;
+  return s->grid ? &s->x.halo : &s->halo;
 }
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;
-  kit_halo_free(&s->halo);
+  if (s->grid) {
+    kit_exchange_free(&s->x);
+    for (int f = 0; f < LAPLACE_ZM; ++f) {
+      free(s->send[f]);
+      free(s->recv[f]);
+    }
+  } else {
+    kit_halo_free(&s->halo);
+  }
   free(s->u);
   free(s->un);
   free(s);

@@ -228,15 +228,19 @@ laplace_cpu_block laplace_cpu_block_resolve(const laplace_cpu_block *request, co
     used_valid = 1;
     return used;
   }
-  /* The candidates depend on nx and ny only, the same on every rank. Off comes first, so a
-   * tie keeps today's kernel. */
+  /* The candidates depend on nx and ny only: the largest box's, so that every rank has the
+   * same list even where a process grid splits x or y unevenly (the sweep clamps a pencil to
+   * its box). Off comes first, so a tie keeps today's kernel. */
+  const int local[2] = {b->nx, b->ny};
+  int big[2];
+  KIT_MPI_CHECK(MPI_Allreduce(local, big, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   laplace_cpu_block cand[2 + 2 * 5];
   int n = 0;
   cand[n++] = (laplace_cpu_block){0, 0, 0};
-  const int rows[5] = {8, 16, 32, 64, b->ny};
+  const int rows[5] = {8, 16, 32, 64, big[1]};
   for (int r = 0; r < 5; ++r) {
-    if (r < 4 && rows[r] >= b->ny) continue;
-    for (int nt = 0; nt <= LAPLACE_NT; ++nt) cand[n++] = (laplace_cpu_block){b->nx, rows[r], nt};
+    if (r < 4 && rows[r] >= big[1]) continue;
+    for (int nt = 0; nt <= LAPLACE_NT; ++nt) cand[n++] = (laplace_cpu_block){big[0], rows[r], nt};
   }
   laplace_cpu_sweep(p, b, u, un, l0, l1, threads, &cand[0]); /* warms the caches and the pages */
   /* Two rounds over all candidates, the better sweep of each: a burst of load from elsewhere

@@ -1,6 +1,9 @@
 /* grid.c: block geometry, initial state and the host sweep shared by the cpu variant,
  * the hybrid variant's CPU part and the GPU variants' set-up (laplace.h). */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kit/driver.h"
@@ -10,9 +13,15 @@
 #include "stencil.h"
 
 laplace_block laplace_block_make(int nx, int ny, int k0, int nz) {
+  return laplace_block_make_box(1, nx, 1, ny, k0, nz);
+}
+
+laplace_block laplace_block_make_box(int i0, int nx, int j0, int ny, int k0, int nz) {
   laplace_block b;
   b.nx = nx;
   b.ny = ny;
+  b.i0 = i0;
+  b.j0 = j0;
   b.k0 = k0;
   b.nz = nz;
   /* Rows padded to a multiple of 16 doubles (128 bytes): with the field offset by
@@ -24,6 +33,115 @@ laplace_block laplace_block_make(int nx, int ny, int k0, int nz) {
   return b;
 }
 
+int laplace_parse_procs(const char *arg, void *dest, char *err, size_t errlen) {
+  int *procs = dest;
+  long v[3];
+  const char *s = arg;
+  for (int d = 0; d < 3; ++d) {
+    char *end = NULL;
+    errno = 0;
+    v[d] = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+    if (v[d] < 0 || errno || *end != (d < 2 ? 'x' : '\0')) {
+      snprintf(err, errlen, "'%s' is not PxQxR (ranks along x, y and z, e.g. 2x2x1)", arg);
+      return -1;
+    }
+    s = end + (d < 2);
+  }
+  for (int d = 0; d < 3; ++d)
+    if (v[d] < 1 || v[d] > 1000000) {
+      snprintf(err, errlen, "'%s': P, Q and R must be in [1, 1000000]", arg);
+      return -1;
+    }
+  for (int d = 0; d < 3; ++d) procs[d] = (int)v[d];
+  return 0;
+}
+
+int laplace_grid_is_slab(const int procs[3]) {
+  return procs[0] == 1 && procs[1] == 1;
+}
+
+void laplace_grid_coords(const int procs[3], int rank, int coords[3]) {
+  coords[2] = rank % procs[2];
+  coords[1] = rank / procs[2] % procs[1];
+  coords[0] = rank / procs[2] / procs[1];
+}
+
+int laplace_grid_rank(const int procs[3], const int coords[3]) {
+  for (int d = 0; d < 3; ++d)
+    if (coords[d] < 0 || coords[d] >= procs[d]) return MPI_PROC_NULL;
+  return (coords[0] * procs[1] + coords[1]) * procs[2] + coords[2];
+}
+
+laplace_block laplace_grid_block(const int size[3], const int procs[3], int rank) {
+  int c[3];
+  laplace_grid_coords(procs, rank, c);
+  const kit_block x = kit_block_split(size[0], procs[0], c[0]), y = kit_block_split(size[1], procs[1], c[1]),
+                  z = kit_block_split(size[2], procs[2], c[2]);
+  return laplace_block_make_box(1 + x.begin, x.count, 1 + y.begin, y.count, 1 + z.begin, z.count);
+}
+
+void laplace_grid_neighbours(const int procs[3], int rank, int nbr[LAPLACE_FACES]) {
+  int c[3];
+  laplace_grid_coords(procs, rank, c);
+  for (int f = 0; f < LAPLACE_FACES; ++f) {
+    int n[3] = {c[0], c[1], c[2]};
+    n[f / 2] += f % 2 ? 1 : -1;
+    nbr[f] = laplace_grid_rank(procs, n);
+  }
+}
+
+/* An x or y face's layer as a 2D array: n1 x n2 points, strides s1 and s2 (doubles), from
+ * offset `base` in the field. */
+typedef struct face_shape {
+  size_t base, s1, s2;
+  int n1, n2;
+} face_shape;
+
+static face_shape face_of(const laplace_block *b, int face, int ghost) {
+  face_shape f;
+  /* The layer's index along the face's axis: 1 or n (interior), 0 or n+1 (ghost). */
+  const int n = face < LAPLACE_YM ? b->nx : b->ny, at = face % 2 ? (ghost ? n + 1 : n) : (ghost ? 0 : 1);
+  f.s2 = b->sz;
+  f.n2 = b->nz;
+  if (face < LAPLACE_YM) { /* x face: rows j = 1..ny of column `at` */
+    f.base = b->sz + b->sy + (size_t)at;
+    f.s1 = b->sy;
+    f.n1 = b->ny;
+  } else { /* y face: points i = 1..nx of row `at` */
+    f.base = b->sz + (size_t)at * b->sy + 1;
+    f.s1 = 1;
+    f.n1 = b->nx;
+  }
+  return f;
+}
+
+size_t laplace_face_count(const laplace_block *b, int face) {
+  const face_shape f = face_of(b, face, 0);
+  return (size_t)f.n1 * (size_t)f.n2;
+}
+
+/* The one copy loop of both directions: to_buf 1 packs, 0 unpacks. */
+static void face_copy(const laplace_block *b, double *u, int face, int ghost, double *buf, int to_buf) {
+  const face_shape f = face_of(b, face, ghost);
+#pragma omp parallel for schedule(static)
+  for (int l = 0; l < f.n2; ++l) {
+    double *restrict field = u + f.base + (size_t)l * f.s2;
+    double *restrict flat = buf + (size_t)l * (size_t)f.n1;
+    if (to_buf)
+      for (int a = 0; a < f.n1; ++a) flat[a] = field[(size_t)a * f.s1];
+    else
+      for (int a = 0; a < f.n1; ++a) field[(size_t)a * f.s1] = flat[a];
+  }
+}
+
+void laplace_face_pack(const laplace_block *b, const double *u, int face, int ghost, double *buf) {
+  face_copy(b, (double *)u, face, ghost, buf, 1);
+}
+
+void laplace_face_unpack(const laplace_block *b, double *u, int face, int ghost, const double *buf) {
+  face_copy(b, u, face, ghost, (double *)buf, 0);
+}
+
 void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
   const int NX = p->size[0], NY = p->size[1], NZ = p->size[2];
   const int random = strcmp(p->init, "random") == 0;
@@ -31,10 +149,13 @@ void laplace_fill(const laplace_params *p, const laplace_block *b, double *u) {
   memset(u, 0, b->points * sizeof *u); /* row padding, never read, defined anyway */
 #pragma omp parallel for collapse(2) schedule(static)
   for (int l = 0; l < b->nz + 2; ++l)
-    for (int j = 0; j <= NY + 1; ++j) {
-      const int k = b->k0 - 1 + l;
-      for (int i = 0; i <= NX + 1; ++i) {
-        const size_t c = (size_t)l * b->sz + (size_t)j * b->sy + (size_t)i;
+    for (int lj = 0; lj <= b->ny + 1; ++lj) {
+      /* Global indices: the ghost layers hold the boundary at the domain's edge, else the
+       * neighbour's initial values. */
+      const int k = b->k0 - 1 + l, j = b->j0 - 1 + lj;
+      for (int li = 0; li <= b->nx + 1; ++li) {
+        const int i = b->i0 - 1 + li;
+        const size_t c = (size_t)l * b->sz + (size_t)lj * b->sy + (size_t)li;
         const int boundary = i == 0 || i == NX + 1 || j == 0 || j == NY + 1 || k == 0 || k == NZ + 1;
         if (boundary) {
           u[c] = laplace_g(i, j, k, NX, NY, NZ);
@@ -88,35 +209,79 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
              nx * sizeof(double));
 }
 
-/* Host: fields, staging and fetch buffers on every rank, the gathered field and the oracle's
- * two full fields on rank 0 (when anything needs the whole field); device: three fields. */
+/* The grid a run uses: --procs, or 1x1xN before laplace_check resolved it. */
+static void grid_of(const laplace_params *p, int nranks, int procs[3]) {
+  const int given = p->procs[0] > 0, g[3] = {p->procs[0], p->procs[1], p->procs[2]}; /* procs may be p's */
+  procs[0] = given ? g[0] : 1;
+  procs[1] = given ? g[1] : 1;
+  procs[2] = given ? g[2] : nranks;
+}
+
+/* Host: fields, staging and fetch buffers on every rank (the rank's box, and its x and y
+ * faces' send and receive buffers), the gathered field and the oracle's two full fields on
+ * rank 0 (when anything needs the whole field); device: three fields. */
 void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device) {
-  const double plane = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0;
-  const double slab = plane * (kit_block_split(p->size[2], env->nranks, env->rank).count + 2);
-  const double whole = plane * (p->size[2] + 2),
+  int procs[3];
+  grid_of(p, env->nranks, procs);
+  const laplace_block b = laplace_grid_block(p->size, procs, env->rank);
+  const double plane = ((double)b.nx + 2 + 16) * ((double)b.ny + 2) * 8.0;
+  const double box = plane * (b.nz + 2);
+  const double faces = 2.0 * 2.0 * 8.0 * ((double)b.ny * b.nz + (double)b.nx * b.nz);
+  const double whole = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0 * (p->size[2] + 2),
                interior = 8.0 * p->size[0] * (double)p->size[1] * p->size[2];
-  *host = 3.0 * slab;
+  *host = 3.0 * box + (laplace_grid_is_slab(procs) ? 0.0 : faces);
   if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint))
     *host += 2.0 * whole + 2.0 * interior;
   if (env->rank == 0 && p->run.restart) *host += interior;
-  *device = 3.0 * slab;
+  *device = 3.0 * box;
 }
 
-/* The sizes every machine refuses (kit_app.check): before anything is allocated, before a
- * GPU variant skips for want of a GPU. */
+static const char axis_name[3] = {'x', 'y', 'z'};
+
+/* The sizes and grids every machine refuses (kit_app.check): before anything is allocated,
+ * before a GPU variant skips for want of a GPU. Resolves the default grid, 1x1xN. */
 int laplace_check(const kit_env *env, void *params, const char *variant) {
-  const laplace_params *p = params;
-  if (p->size[2] < env->nranks)
-    return kit_usage_error(
-        env,
-        "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-        p->size[2], env->nranks);
-  /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles. */
+  laplace_params *p = params;
+  const int given = p->procs[0] > 0;
+  grid_of(p, env->nranks, p->procs);
+  const int *g = p->procs;
+  if ((long long)g[0] * g[1] * g[2] != env->nranks)
+    return kit_usage_error(env, "laplace: --procs %dx%dx%d makes %lld ranks, but the job has %d", g[0], g[1],
+                           g[2], (long long)g[0] * g[1] * g[2], env->nranks);
+  if (!given || laplace_grid_is_slab(g)) {
+    if (p->size[2] < g[2])
+      return kit_usage_error(
+          env,
+          "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+          p->size[2], g[2]);
+  } else {
+    for (int d = 0; d < 3; ++d)
+      if (p->size[d] < g[d])
+        return kit_usage_error(env,
+                               "laplace: --procs %dx%dx%d: %d points along %c cannot be split over %d ranks "
+                               "(each rank needs at least one)",
+                               g[0], g[1], g[2], p->size[d], axis_name[d], g[d]);
+  }
+  if (!laplace_grid_is_slab(g) && strcmp(variant, "cpu") != 0)
+    return kit_usage_error(env,
+                           "laplace: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); only cpu "
+                           "runs other grids",
+                           g[0], g[1], g[2], variant);
+  /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles, an x or
+   * y face as one of ny x nz or nx x nz (the largest box's, for a grid). */
   if (((double)p->size[0] + 2 + 15) / 16 * 16 * ((double)p->size[1] + 2) > 2147483647.0)
     return kit_usage_error(env,
                            "laplace: --size: an xy-plane of %d x %d points is too large for one MPI message "
                            "(at most 2^31-1 values)",
                            p->size[0], p->size[1]);
+  const laplace_block big = laplace_grid_block(p->size, g, 0); /* rank 0's box is a largest one */
+  if ((g[0] > 1 && (double)big.ny * big.nz > 2147483647.0) ||
+      (g[1] > 1 && (double)big.nx * big.nz > 2147483647.0))
+    return kit_usage_error(
+        env,
+        "laplace: --procs %dx%dx%d: an x or y face of a %d x %d x %d box is too large for one "
+        "MPI message (at most 2^31-1 values)",
+        g[0], g[1], g[2], big.nx, big.ny, big.nz);
   /* The GPU kernel's grid covers y and z with blocks of at least one row and one plane. */
   if (strcmp(variant, "cpu") != 0 && (p->size[1] > 65535 || p->size[2] > 65535))
     return kit_usage_error(env, "laplace: --size: the GPU variants take ny and nz up to 65535");

@@ -42,21 +42,53 @@ typedef struct laplace_params {
   const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */
   int restart_k0, restart_nz;
   int start_step; /* the checkpoint's step: the run does iters - start_step steps */
+  /* --procs PxQxR: ranks along x, y and z (laplace_grid_coords: z fastest). {0, 0, 0} until
+   * laplace_check resolves the default, 1x1xN (z-slabs over the N ranks). */
+  int procs[3];
 } laplace_params;
 
-/* Consecutive interior z-planes [k0, k0+nz) (global, 1-based) stored with one plane
- * below and one above: ghost planes from a neighbour, or the Dirichlet boundary planes
- * 0 and NZ+1. Each plane holds (ny+2) rows of nx+2 points (the x/y boundary included,
- * rows padded to sy), so a plane is contiguous and travels without packing. Local plane l
- * is global k0-1+l. */
+/* A box of interior points: columns [i0, i0+nx), rows [j0, j0+ny) and planes [k0, k0+nz)
+ * (global, 1-based), stored with one layer of points around it on every side: ghost points
+ * from a neighbour, or the Dirichlet boundary (global index 0 or N+1). Each plane holds
+ * (ny+2) rows of nx+2 points (rows padded to sy), so a z-plane is contiguous and travels
+ * without packing; x and y faces are strided (laplace_face_pack). Local point (i, j, l) is
+ * global (i0-1+i, j0-1+j, k0-1+l). A z-slab is i0 = j0 = 1 with nx, ny the global sizes. */
 typedef struct laplace_block {
   int nx, ny;    /* interior points per row and per column */
+  int i0, j0;    /* global index of the first interior column and row */
   int k0, nz;    /* first global interior plane, number of interior planes */
   size_t sy, sz; /* strides of a row (nx + 2 rounded up to 16) and of a plane, in doubles */
   size_t points; /* (nz + 2) * sz: doubles in the stored block */
 } laplace_block;
 
+/* A z-slab: the whole xy extent (i0 = j0 = 1), planes [k0, k0+nz). */
 laplace_block laplace_block_make(int nx, int ny, int k0, int nz);
+/* A box: columns [i0, i0+nx), rows [j0, j0+ny), planes [k0, k0+nz). */
+laplace_block laplace_block_make_box(int i0, int nx, int j0, int ny, int k0, int nz);
+
+/* The process grid (--procs PxQxR, README.md "Process grids"). Rank r sits at coordinates
+ * (px, py, pz) with r = (px*Q + py)*R + pz: z fastest, so the default 1x1xN is today's slab
+ * order (rank r holds the r-th slab). Each axis is split as kit_block_split splits z: the
+ * first N % P ranks along it get one point more. */
+enum { LAPLACE_XM = 0, LAPLACE_XP, LAPLACE_YM, LAPLACE_YP, LAPLACE_ZM, LAPLACE_ZP, LAPLACE_FACES };
+/* --procs PxQxR into int[3] (a kit_opt_parser). */
+int laplace_parse_procs(const char *arg, void *dest, char *err, size_t errlen);
+/* 1 if the grid splits along z only (1x1xN): the slab code paths of every variant. */
+int laplace_grid_is_slab(const int procs[3]);
+void laplace_grid_coords(const int procs[3], int rank, int coords[3]);
+/* The rank at coords, or MPI_PROC_NULL outside the grid (the domain edge: Dirichlet). */
+int laplace_grid_rank(const int procs[3], const int coords[3]);
+/* Rank `rank`'s box of the global size[3] interior under the grid procs. */
+laplace_block laplace_grid_block(const int size[3], const int procs[3], int rank);
+/* The neighbour across each face (LAPLACE_XM ... LAPLACE_ZP), MPI_PROC_NULL at the edge. */
+void laplace_grid_neighbours(const int procs[3], int rank, int nbr[LAPLACE_FACES]);
+/* An x or y face (LAPLACE_XM ... LAPLACE_YP): its points (ny*nz or nx*nz, no edges), and the
+ * copies between a layer of the field and a contiguous buffer (z slowest; x, else y, fastest).
+ * `ghost` 0: the interior layer next to the face (what is sent), 1: the ghost layer beyond it
+ * (what is received). */
+size_t laplace_face_count(const laplace_block *b, int face);
+void laplace_face_pack(const laplace_block *b, const double *u, int face, int ghost, double *buf);
+void laplace_face_unpack(const laplace_block *b, double *u, int face, int ghost, const double *buf);
 
 /* Initial state of a block, ghost planes included (they hold the neighbour's initial
  * values, computed from global indices, so no exchange is needed before step 1). */
@@ -68,8 +100,10 @@ void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const d
  * (for variants that keep a team alive across steps). */
 void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
                         int l1);
-/* kit_app.check: the sizes that cannot run anywhere (ranks vs z-planes, an xy-plane too large
- * for one MPI message, the GPU grid's limits); -1 or the exit code after one line. */
+/* kit_app.check: the sizes and grids that cannot run anywhere (--procs vs the rank count, ranks
+ * vs points along an axis, a grid other than 1x1xN for a variant but cpu, a message too large
+ * for MPI, the GPU grid's limits); -1 or the exit code after one line. Resolves the default
+ * grid (p->procs = 1x1xranks). */
 int laplace_check(const kit_env *env, void *params, const char *variant);
 /* The bytes this rank will allocate on the host and on each device (kit_check_memory). */
 void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device);
@@ -80,10 +114,11 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
 typedef struct laplace_ctx {
   const laplace_params *p;
   const kit_env *env;
-  laplace_block blk;   /* this rank's slab */
-  int nbr[2];          /* ranks below and above (MPI_PROC_NULL at the domain edge) */
-  int gpus;            /* GPUs this rank drives (multi-thread: all it may use) */
-  double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */
+  laplace_block blk;           /* this rank's box (a z-slab on a 1x1xN grid) */
+  int nbr[2];                  /* ranks below and above (MPI_PROC_NULL at the domain edge) */
+  int face_nbr[LAPLACE_FACES]; /* the neighbour across each face (nbr[] = the z ones) */
+  int gpus;                    /* GPUs this rank drives (multi-thread: all it may use) */
+  double cpu_fraction;         /* hybrid: CPU share of the slab, already resolved from 'auto' */
 } laplace_ctx;
 
 /* What a run holds beside the variants' context (kit_app's ctx). */

@@ -61,16 +61,17 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
   return -1;
 }
 
-/* This rank's z-slab and its neighbours; a restarted run does only the steps left. */
+/* This rank's box of the process grid (laplace_check resolved --procs; a z-slab on 1x1xN) and
+ * its neighbours; a restarted run does only the steps left. */
 static int context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
   laplace_params *p = params;
   laplace_run *r = *ctx = kit_malloc(sizeof *r, "context");
-  const kit_block part = kit_block_split(p->size[2], env->nranks, env->rank);
   r->c.p = p;
   r->c.env = env;
-  r->c.blk = laplace_block_make(p->size[0], p->size[1], 1 + part.begin, part.count);
-  r->c.nbr[KIT_DOWN] = env->rank > 0 ? env->rank - 1 : MPI_PROC_NULL;
-  r->c.nbr[KIT_UP] = env->rank < env->nranks - 1 ? env->rank + 1 : MPI_PROC_NULL;
+  r->c.blk = laplace_grid_block(p->size, p->procs, env->rank);
+  laplace_grid_neighbours(p->procs, env->rank, r->c.face_nbr);
+  r->c.nbr[KIT_DOWN] = r->c.face_nbr[LAPLACE_ZM];
+  r->c.nbr[KIT_UP] = r->c.face_nbr[LAPLACE_ZP];
   r->c.gpus = gpus;
   r->c.cpu_fraction = -1.0;
   r->initial = *p;
@@ -99,7 +100,7 @@ int main(int argc, char **argv) {
                       .p2p = 1,
                       .comm = "host",
                       .cpu_block = {0, LAPLACE_CPU_BLOCK_AUTO, 0}};
-  kit_option opts[KIT_RUN_NOPTS + 9];
+  kit_option opts[KIT_RUN_NOPTS + 10];
   int n = kit_run_options(&p.run, opts);
   /* One row per flag, read as --help prints them. */
   /* clang-format off */
@@ -111,6 +112,7 @@ int main(int argc, char **argv) {
       {"dump", KIT_OPT_STRING, &p.dump, "FILE", "write the final interior as raw little-endian doubles", 1, 0, 0, NULL, NULL, NULL},
       {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LAPLACE_COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
+      {"procs", KIT_OPT_CUSTOM, p.procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; only cpu takes P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, laplace_parse_procs, NULL},
       {"cpu-block", KIT_OPT_CUSTOM, &p.cpu_block, "BXxBY[+nt]|auto|off", "host sweep: pencils of BX x BY points, +nt streaming stores; auto: the fastest of a few, timed at set-up; off: unblocked [auto]", 1, 0, 0, NULL, laplace_parse_cpu_block, NULL, "cpu|hybrid"},
   };
   /* clang-format on */

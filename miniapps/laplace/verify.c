@@ -32,16 +32,69 @@ double laplace_max_error_vs_g(const laplace_params *p, const laplace_block *b, c
   for (int l = 0; l < b->nz; ++l)
     for (int j = 0; j < b->ny; ++j)
       for (int i = 0; i < b->nx; ++i) {
-        const double g = laplace_g(i + 1, j + 1, b->k0 + l, p->size[0], p->size[1], p->size[2]);
+        const double g = laplace_g(b->i0 + i, b->j0 + j, b->k0 + l, p->size[0], p->size[1], p->size[2]);
         const double d = fabs(interior[((size_t)l * ny + (size_t)j) * nx + (size_t)i] - g);
         if (!(d <= e)) e = d; /* NaN counts as the worst error */
       }
   return e;
 }
 
+/* A grid's gather: rank 0 collects every rank's box (i0, nx, j0, ny, k0, nz) with MPI_Gather,
+ * checks that the boxes tile the domain (their points add up to it, each lies inside it), then
+ * receives each box a plane (nx*ny doubles) per message, so counts stay ints, and places it
+ * by its offsets. */
+static double *gather_boxes(const laplace_params *p, const kit_env *env, const laplace_block *b,
+                            const double *interior) {
+  enum { TAG_BOX_PLANE = 310 };
+  const int mine[6] = {b->i0, b->nx, b->j0, b->ny, b->k0, b->nz};
+  int *boxes = env->rank == 0 ? kit_malloc(6 * (size_t)env->nranks * sizeof(int), "gather boxes") : NULL;
+  KIT_MPI_CHECK(MPI_Gather(mine, 6, MPI_INT, boxes, 6, MPI_INT, 0, MPI_COMM_WORLD));
+  const size_t plane = (size_t)b->nx * b->ny;
+  if (env->rank != 0) {
+    for (int l = 0; l < b->nz; ++l)
+      KIT_MPI_CHECK(
+          MPI_Send(interior + (size_t)l * plane, (int)plane, MPI_DOUBLE, 0, TAG_BOX_PLANE, MPI_COMM_WORLD));
+    return NULL;
+  }
+  const size_t NX = (size_t)p->size[0], NY = (size_t)p->size[1];
+  unsigned long long points = 0;
+  for (int r = 0; r < env->nranks; ++r) {
+    const int *q = boxes + 6 * r;
+    for (int d = 0; d < 3; ++d)
+      if (q[2 * d] < 1 || q[2 * d + 1] < 1 || q[2 * d] + q[2 * d + 1] - 1 > p->size[d])
+        kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "laplace gather: rank %d's box leaves the domain", r);
+    points += (unsigned long long)q[1] * q[3] * q[5];
+  }
+  if (points != (unsigned long long)NX * NY * p->size[2])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "laplace gather: the boxes hold %llu points, the domain %llu", points,
+            (unsigned long long)NX * NY * p->size[2]);
+  double *all = kit_malloc(NX * NY * (size_t)p->size[2] * sizeof(double), "gathered field");
+  double *buf = kit_malloc(NX * NY * sizeof(double), "gather plane");
+  for (int r = 0; r < env->nranks; ++r) {
+    const int *q = boxes + 6 * r;
+    const size_t nx = (size_t)q[1], ny = (size_t)q[3];
+    for (int l = 0; l < q[5]; ++l) {
+      const double *src = interior + (size_t)l * nx * ny;
+      if (r != 0) {
+        KIT_MPI_CHECK(
+            MPI_Recv(buf, (int)(nx * ny), MPI_DOUBLE, r, TAG_BOX_PLANE, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        src = buf;
+      }
+      const size_t k = (size_t)(q[4] - 1 + l);
+      for (size_t j = 0; j < ny; ++j)
+        memcpy(all + (k * NY + (size_t)(q[2] - 1) + j) * NX + (size_t)(q[0] - 1), src + j * nx,
+               nx * sizeof(double));
+    }
+  }
+  free(buf);
+  free(boxes);
+  return all;
+}
+
 double *laplace_gather(const laplace_params *p, const kit_env *env, const laplace_block *b,
                        const double *interior) {
-  (void)env;
+  if (!laplace_grid_is_slab(p->procs)) return gather_boxes(p, env, b, interior);
   return kit_gather_planes(MPI_COMM_WORLD, interior, b->k0 - 1, b->nz, (size_t)p->size[0] * p->size[1],
                            p->size[2], MPI_DOUBLE, sizeof(double));
 }

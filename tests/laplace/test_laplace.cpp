@@ -1,6 +1,7 @@
 // laplace host building blocks against closed forms and an independent loop (label cpu).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -322,4 +323,160 @@ TEST(LaplaceCpuKernel, TunerChoosesACandidateOnce) {
   EXPECT_EQ(laplace_cpu_nt_available(), f.nt);
   ASSERT_TRUE(laplace_cpu_block_used(&used));
   EXPECT_EQ(name(f), name(used));
+}
+
+// --- process grids (--procs PxQxR) ---------------------------------------------------------
+
+// The parser takes PxQxR with positive integers and nothing else.
+TEST(LaplaceGrid, ParseProcs) {
+  int g[3] = {0, 0, 0};
+  char err[160];
+  ASSERT_EQ(laplace_parse_procs("2x3x4", g, err, sizeof err), 0);
+  EXPECT_EQ(g[0], 2);
+  EXPECT_EQ(g[1], 3);
+  EXPECT_EQ(g[2], 4);
+  for (const char *bad :
+       {"2x2", "2x2x2x2", "2x2x", "x2x2", "2,2,2", "2x-1x2", "0x1x1", "2x2x2 ", "", "axbxc"})
+    EXPECT_EQ(laplace_parse_procs(bad, g, err, sizeof err), -1) << bad;
+  EXPECT_EQ(g[0], 2);  // a refused value leaves the destination alone
+}
+
+// Ranks are numbered z fastest (1x1xN is the slab order), coordinates and ranks are inverse,
+// and neighbours across a face are one step along its axis or MPI_PROC_NULL at the edge.
+TEST(LaplaceGrid, CoordsRanksNeighbours) {
+  const int procs[3] = {3, 2, 4};
+  for (int r = 0; r < 24; ++r) {
+    int c[3];
+    laplace_grid_coords(procs, r, c);
+    EXPECT_EQ(r, (c[0] * 2 + c[1]) * 4 + c[2]);
+    EXPECT_EQ(laplace_grid_rank(procs, c), r);
+    int nbr[LAPLACE_FACES];
+    laplace_grid_neighbours(procs, r, nbr);
+    for (int f = 0; f < LAPLACE_FACES; ++f) {
+      int n[3] = {c[0], c[1], c[2]};
+      n[f / 2] += f % 2 ? 1 : -1;
+      const bool edge = n[f / 2] < 0 || n[f / 2] >= procs[f / 2];
+      if (edge) {
+        EXPECT_EQ(nbr[f], MPI_PROC_NULL) << r << " face " << f;
+      } else {
+        int back[LAPLACE_FACES];  // the neighbour's opposite face leads back here
+        laplace_grid_neighbours(procs, nbr[f], back);
+        EXPECT_EQ(back[f ^ 1], r) << r << " face " << f;
+      }
+    }
+  }
+  const int slab[3] = {1, 1, 5};
+  for (int r = 0; r < 5; ++r) {
+    int nbr[LAPLACE_FACES];
+    laplace_grid_neighbours(slab, r, nbr);
+    EXPECT_EQ(nbr[LAPLACE_ZM], r > 0 ? r - 1 : MPI_PROC_NULL);
+    EXPECT_EQ(nbr[LAPLACE_ZP], r < 4 ? r + 1 : MPI_PROC_NULL);
+    for (int f = 0; f < LAPLACE_ZM; ++f) EXPECT_EQ(nbr[f], MPI_PROC_NULL);
+  }
+}
+
+// The boxes of a grid tile the domain exactly once, split along each axis like z-slabs (the
+// first N % P ranks one point more), and 1x1xN gives today's slabs.
+TEST(LaplaceGrid, BoxesTileTheDomain) {
+  const int size[3] = {13, 10, 23}, procs[3] = {3, 4, 2};
+  std::vector<int> hits((size_t)13 * 10 * 23, 0);
+  for (int r = 0; r < 24; ++r) {
+    const laplace_block b = laplace_grid_block(size, procs, r);
+    int c[3];
+    laplace_grid_coords(procs, r, c);
+    EXPECT_EQ(b.nx, 13 / 3 + (c[0] < 13 % 3 ? 1 : 0));
+    EXPECT_EQ(b.ny, 10 / 4 + (c[1] < 10 % 4 ? 1 : 0));
+    EXPECT_EQ(b.nz, 23 / 2 + (c[2] < 23 % 2 ? 1 : 0));
+    for (int k = b.k0; k < b.k0 + b.nz; ++k)
+      for (int j = b.j0; j < b.j0 + b.ny; ++j)
+        for (int i = b.i0; i < b.i0 + b.nx; ++i) ++hits[((size_t)(k - 1) * 10 + (j - 1)) * 13 + (i - 1)];
+  }
+  for (size_t n = 0; n < hits.size(); ++n) ASSERT_EQ(hits[n], 1) << n;
+  const int slab[3] = {1, 1, 4};
+  for (int r = 0; r < 4; ++r) {
+    const laplace_block g = laplace_grid_block(size, slab, r);
+    const laplace_block s = laplace_block_make(13, 10, 1 + r * 5 + (r < 3 ? r : 3), 23 / 4 + (r < 3 ? 1 : 0));
+    EXPECT_EQ(std::memcmp(&g, &s, sizeof g), 0) << r;
+  }
+}
+
+// Pack reads the face's interior layer, unpack writes its ghost layer, and nothing else moves.
+TEST(LaplaceGrid, PackUnpackFaces) {
+  const laplace_block b = laplace_block_make_box(3, 5, 2, 4, 7, 3);
+  std::vector<double> u(b.points);
+  for (size_t n = 0; n < u.size(); ++n) u[n] = (double)n;
+  for (int f = 0; f < LAPLACE_ZM; ++f) {
+    const bool x = f < LAPLACE_YM;
+    const size_t count = laplace_face_count(&b, f);
+    ASSERT_EQ(count, (size_t)(x ? b.ny : b.nx) * b.nz);
+    for (int ghost = 0; ghost < 2; ++ghost) {
+      const int n = x ? b.nx : b.ny, at = f % 2 ? n + ghost : 1 - ghost;
+      std::vector<double> buf(count, -1.0);
+      laplace_face_pack(&b, u.data(), f, ghost, buf.data());
+      size_t q = 0;
+      for (int l = 1; l <= b.nz; ++l)
+        for (int a = 1; a <= (x ? b.ny : b.nx); ++a) {
+          const size_t c = (size_t)l * b.sz + (x ? (size_t)a * b.sy + at : (size_t)at * b.sy + a);
+          ASSERT_EQ(buf[q++], u[c]) << f << " " << ghost;
+        }
+      std::vector<double> v(u);
+      for (size_t n2 = 0; n2 < count; ++n2) buf[n2] = -2.0 - (double)n2;
+      laplace_face_unpack(&b, v.data(), f, ghost, buf.data());
+      size_t changed = 0;
+      for (size_t n2 = 0; n2 < v.size(); ++n2) changed += v[n2] != u[n2];
+      EXPECT_EQ(changed, count);
+      std::vector<double> back(count);
+      laplace_face_pack(&b, v.data(), f, ghost, back.data());
+      EXPECT_EQ(back, buf);
+    }
+  }
+}
+
+// A 2x3x2 grid of boxes over an uneven domain, faces moved by pack/unpack and z-planes by
+// copy after every sweep, reproduces the oracle bit for bit: what the cpu variant does with MPI.
+TEST(LaplaceGrid, DecomposedBoxesMatchOracle) {
+  const int size[3] = {7, 8, 5}, procs[3] = {2, 3, 2}, iters = 7, nr = 12;
+  laplace_params p = params(size[0], size[1], size[2], iters, "random");
+  p.alpha = 0.25;
+  p.beta = 0.125;
+  std::vector<double> ref((size_t)size[0] * size[1] * size[2]);
+  laplace_reference(&p, ref.data(), nullptr);
+  std::vector<laplace_block> b;
+  std::vector<std::vector<double>> u(nr), un(nr);
+  std::vector<std::array<int, LAPLACE_FACES>> nbr(nr);
+  for (int r = 0; r < nr; ++r) {
+    b.push_back(laplace_grid_block(size, procs, r));
+    laplace_grid_neighbours(procs, r, nbr[r].data());
+    u[r].resize(b[r].points);
+    laplace_fill(&p, &b[r], u[r].data());
+    un[r] = u[r];
+  }
+  for (int t = 0; t < iters; ++t) {
+    for (int r = 0; r < nr; ++r) laplace_sweep_host(&p, &b[r], u[r].data(), un[r].data(), 1, b[r].nz + 1, 2);
+    for (int r = 0; r < nr; ++r)
+      for (int f = 0; f < LAPLACE_FACES; ++f) {
+        const int o = nbr[r][f];
+        if (o == MPI_PROC_NULL) continue;
+        if (f < LAPLACE_ZM) {  // my interior layer into the neighbour's ghost layer opposite
+          std::vector<double> buf(laplace_face_count(&b[r], f));
+          laplace_face_pack(&b[r], un[r].data(), f, 0, buf.data());
+          laplace_face_unpack(&b[o], un[o].data(), f ^ 1, 1, buf.data());
+        } else {
+          const size_t sz = b[r].sz, from = f == LAPLACE_ZM ? 1 : (size_t)b[r].nz;
+          const size_t to = f == LAPLACE_ZM ? (size_t)b[o].nz + 1 : 0;
+          std::memcpy(&un[o][to * sz], &un[r][from * sz], sz * sizeof(double));
+        }
+      }
+    std::swap(u, un);
+  }
+  for (int r = 0; r < nr; ++r) {
+    std::vector<double> part((size_t)b[r].nx * b[r].ny * b[r].nz);
+    laplace_copy_interior(&b[r], u[r].data(), 1, b[r].nz + 1, part.data());
+    size_t q = 0;
+    for (int k = b[r].k0; k < b[r].k0 + b[r].nz; ++k)
+      for (int j = b[r].j0; j < b[r].j0 + b[r].ny; ++j)
+        for (int i = b[r].i0; i < b[r].i0 + b[r].nx; ++i)
+          ASSERT_EQ(part[q++], ref[((size_t)(k - 1) * size[1] + (j - 1)) * size[0] + (i - 1)])
+              << "rank " << r << " at " << i << "," << j << "," << k;
+  }
 }
