@@ -433,10 +433,9 @@ static void stage_copy(void *dst, const void *src, size_t bytes, void *stream) {
 #endif
 }
 
-/* Receives first, then sends (Paper II Listing 1), then every wait, over MPI. */
-static void mpi_exchange(kit_exchange *x, void *const send[], void *const recv[], void *const out[],
-                         void *const in[]) {
-  KIT_RANGE_PUSH("mpi");
+/* Receives first, then sends (Paper II Listing 1), over MPI; mpi_wait waits for them all. */
+static void mpi_post(kit_exchange *x, void *const send[], void *const recv[], void *const out[],
+                     void *const in[]) {
   int nreq = 0;
   for (int k = 0; k < x->nlinks; ++k) {
     const kit_link *l = &x->links[k];
@@ -451,18 +450,26 @@ static void mpi_exchange(kit_exchange *x, void *const send[], void *const recv[]
                             &x->req[nreq++]));
     count_sent(x, k);
   }
-  KIT_MPI_CHECK(MPI_Waitall(nreq, x->req, x->status));
+  x->pending = nreq;
+}
+
+static void mpi_wait(kit_exchange *x) {
+  KIT_RANGE_PUSH("mpi");
+  KIT_MPI_CHECK(MPI_Waitall(x->pending, x->req, x->status));
+  x->pending = 0;
   KIT_RANGE_POP();
 }
 
-void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], void *stream) {
+void kit_exchange_start(kit_exchange *x, void *const send[], void *const recv[], void *stream) {
+  if (x->pending)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "kit_exchange_start: the last exchange was not finished");
   /* The tests' stale halo: nothing moves, the ghosts keep what they held. */
   if (kit_fault("stale-halo")) return;
   x->calls++;
   switch (x->kind) {
     case KIT_COMM_HOST: {
-      if (x->on_host) { /* host buffers: MPI reads and writes them */
-        mpi_exchange(x, send, recv, send, recv);
+      if (x->on_host) { /* host buffers: MPI reads and writes them; finish waits */
+        mpi_post(x, send, recv, send, recv);
         break;
       }
       int g = kit_gpu_range_begin("d2h", stream);
@@ -470,7 +477,8 @@ void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], v
         if (sends(x, k, send)) stage_copy(x->stage_send[k], send[k], send_bytes(x, k), stream);
       kit_gpu_range_end(g, stream);
       stream_sync(x, stream); /* MPI cannot wait on a stream */
-      mpi_exchange(x, send, recv, x->stage_send, x->stage_recv);
+      mpi_post(x, send, recv, x->stage_send, x->stage_recv);
+      mpi_wait(x);
       g = kit_gpu_range_begin("h2d", stream);
       for (int k = 0; k < x->nlinks; ++k)
         if (receives(x, k, recv)) stage_copy(recv[k], x->stage_recv[k], recv_bytes(x, k), stream);
@@ -484,7 +492,8 @@ void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], v
       break;
     case KIT_COMM_CUDA_AWARE:
       stream_sync(x, stream); /* the send buffers are complete before MPI reads them */
-      mpi_exchange(x, send, recv, send, recv);
+      mpi_post(x, send, recv, send, recv);
+      mpi_wait(x);
       break;
     case KIT_COMM_NCCL: {
 #ifdef KIT_HAVE_NCCL
@@ -515,4 +524,13 @@ void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], v
     default:
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "kit_exchange_run: unknown transport %d", (int)x->kind);
   }
+}
+
+void kit_exchange_finish(kit_exchange *x) {
+  if (x->pending) mpi_wait(x);
+}
+
+void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], void *stream) {
+  kit_exchange_start(x, send, recv, stream);
+  kit_exchange_finish(x);
 }

@@ -82,6 +82,7 @@ typedef struct kit_exchange {
   void *nccl;                   /* ncclComm_t of the communicator's ranks (nccl) */
   void *ipc;                    /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
   long long calls;              /* exchanges so far (ipc: which inbox slot) */
+  int pending;                  /* MPI requests kit_exchange_start left for kit_exchange_finish */
 } kit_exchange;
 
 /* Sets up an exchange over `nlinks` links among the ranks of `comm` (collective: nccl makes
@@ -108,6 +109,13 @@ void kit_exchange_resize(kit_exchange *x, size_t count);
  * nccl) or done (host, cuda-aware: the stream is synchronised before MPI, since MPI cannot
  * wait on a stream). */
 void kit_exchange_run(kit_exchange *x, void *const send[], void *const recv[], void *stream);
+/* kit_exchange_run in two halves, so the host can compute while the messages travel (a CPU
+ * rank's bulk, Paper II Listing 1): start posts them, finish waits until every receive buffer
+ * is filled and every send buffer may be reused; until then the buffers belong to the
+ * exchange. Only `host` on host buffers splits: with device buffers start does the whole
+ * exchange (each transport orders it on the stream already) and finish returns at once. */
+void kit_exchange_start(kit_exchange *x, void *const send[], void *const recv[], void *stream);
+void kit_exchange_finish(kit_exchange *x);
 
 #ifdef __cplusplus
 }
