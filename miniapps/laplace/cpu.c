@@ -1,8 +1,10 @@
 /* cpu.c: the `cpu` variant. MPI ranks x OpenMP threads, no GPU: each rank sweeps its
  * z-slab with all its threads and exchanges one plane with each neighbour per step.
  * Paper III's CPU-only runs; with one rank it is the CPU baseline the GPU variants beat.
- * On a process grid other than 1x1xN (--procs, Paper II Figs. 3-5) each rank sweeps its box,
- * then exchanges up to six faces through kit/exchange.h (x and y faces packed), then swaps.
+ * On a process grid other than 1x1xN (--procs, Paper II Figs. 3-5) the same overlap in 3D
+ * (Paper II Listing 1): each rank sweeps its box's outer layer, packs its x and y faces, posts
+ * up to six faces through kit/exchange.h (kit_exchange_start), sweeps the inner box, waits
+ * (kit_exchange_finish), unpacks, swaps.
  *   mpiexec -n 2 build/bin/laplace --variant cpu --size 64
  *   mpiexec -n 4 build/bin/laplace --variant cpu --size 64 --procs 2x2x1 */
 #include <stdlib.h>
@@ -18,7 +20,8 @@ typedef struct cpu_state {
   laplace_ctx c;
   double *u, *un;            /* current and next field, ghost planes included */
   kit_halo halo;             /* 1x1xN: the overlapped z-slab exchange */
-  int grid;                  /* any other grid: sweep, exchange the faces, swap */
+  int grid;                  /* any other grid: layer, post the faces, inner box, wait, swap */
+  int side[LAPLACE_FACES];   /* grid: faces with a neighbour rank (the outer layer's sides) */
   kit_exchange x;            /* grid: one link per face (LAPLACE_XM ... LAPLACE_ZP) */
   double *send[4], *recv[4]; /* grid: the x and y faces, packed (NULL without a neighbour) */
   laplace_cpu_block kernel;  /* --cpu-block, resolved (auto: tuned on this grid) */
@@ -35,6 +38,7 @@ static void grid_init(cpu_state *s) {
     const size_t n = f < LAPLACE_ZM ? laplace_face_count(b, f) : b->sz;
     links[f] = (kit_link){
         .rank = s->c.face_nbr[f], .send_count = n, .recv_count = n, .send_tag = f, .recv_tag = f ^ 1};
+    s->side[f] = s->c.face_nbr[f] != MPI_PROC_NULL;
     if (f < LAPLACE_ZM && s->c.face_nbr[f] != MPI_PROC_NULL) {
       s->send[f] = kit_malloc(n * sizeof(double), "laplace face");
       s->recv[f] = kit_malloc(n * sizeof(double), "laplace face");
@@ -80,28 +84,43 @@ static void cpu_reset(void *st) {
   if (s->grid) grid_reset(s);
 }
 
-/* A grid's step: the whole box, then every face of the new field (blocking: the layer has no
- * split-phase call to overlap it with the sweep), then the swap. */
+/* A grid's step, Paper II Listing 1 in 3D: the outer layer (the points next to a face with a
+ * neighbour: what the neighbours need), the x and y faces packed and every face posted
+ * (kit_exchange_start), the inner box while the messages travel, the wait
+ * (kit_exchange_finish) and the unpacking into the ghost layers, the swap. A side at the
+ * domain's edge sends nothing, so its points are left to the inner box: the work before the
+ * messages leave is only what they carry. The layer and the inner box partition the box
+ * (laplace_cpu_sweep_layer), so every point is computed once, by the same expression. The
+ * phases are the slab's: boundary (layer, pack, post), bulk, mpi_wait (with the layer's mpi). */
 static void grid_run(cpu_state *s, int steps) {
   const laplace_block *b = &s->c.blk;
   const int threads = s->c.env->threads;
+  const laplace_cpu_block *k = &s->kernel;
+  int lo[3], hi[3];
+  laplace_cpu_inner_box(b, s->side, lo, hi);
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    KIT_RANGE_PUSH("compute");
-    laplace_cpu_sweep(s->c.p, b, s->u, s->un, 1, b->nz + 1, threads, &s->kernel);
-    KIT_RANGE_POP();
-    KIT_RANGE_PUSH("exchange");
+    KIT_RANGE_PUSH("boundary");
+    laplace_cpu_sweep_layer(s->c.p, b, s->u, s->un, s->side, threads, k);
     void *send[LAPLACE_FACES], *recv[LAPLACE_FACES];
     for (int f = 0; f < LAPLACE_ZM; ++f) {
       if (s->send[f]) laplace_face_pack(b, s->un, f, 0, s->send[f]);
       send[f] = s->send[f];
       recv[f] = s->recv[f];
     }
+    /* z faces straight from and into the field: planes 1 and nz are in the layer wherever
+     * they are sent, and the inner box writes neither them nor the ghost planes. */
     send[LAPLACE_ZM] = s->un + b->sz;
     send[LAPLACE_ZP] = s->un + (size_t)b->nz * b->sz;
     recv[LAPLACE_ZM] = s->un;
     recv[LAPLACE_ZP] = s->un + (size_t)(b->nz + 1) * b->sz;
-    kit_exchange_run(&s->x, send, recv, NULL);
+    kit_exchange_start(&s->x, send, recv, NULL);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("bulk");
+    laplace_cpu_sweep_box(s->c.p, b, s->u, s->un, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], threads, k);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("mpi_wait");
+    kit_exchange_finish(&s->x);
     for (int f = 0; f < LAPLACE_ZM; ++f)
       if (s->recv[f]) laplace_face_unpack(b, s->un, f, 1, s->recv[f]);
     KIT_RANGE_POP();

@@ -127,14 +127,30 @@ static int clamp(int v, int lo, int hi) {
 
 void laplace_cpu_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
                             int l0, int l1, const laplace_cpu_block *k) {
-  if (k->by <= 0) {
+  laplace_cpu_sweep_box_rows(p, b, u, un, 1, b->nx + 1, 1, b->ny + 1, l0, l1, k);
+}
+
+void laplace_cpu_sweep_box_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                                int i0, int i1, int j0, int j1, int l0, int l1, const laplace_cpu_block *k) {
+  const int whole = i0 == 1 && i1 == b->nx + 1 && j0 == 1 && j1 == b->ny + 1;
+  if (k->by <= 0 && whole) {
     laplace_sweep_rows(p, b, u, un, l0, l1);
     return;
   }
-  const int nx = b->nx, ny = b->ny;
-  if (l1 <= l0 || nx < 1 || ny < 1) return; /* the same for every thread: none reaches the loop */
+  if (l1 <= l0 || i1 <= i0 || j1 <= j0) return; /* the same for every thread: none reaches the loop */
   const double alpha = p->alpha, beta = p->beta;
   const ptrdiff_t sy = (ptrdiff_t)b->sy, sz = (ptrdiff_t)b->sz;
+  if (k->by <= 0) {
+    /* off on a part of the planes: laplace_sweep_rows' loop over the part's rows. */
+#pragma omp for collapse(2) schedule(static)
+    for (int l = l0; l < l1; ++l)
+      for (int j = j0; j < j1; ++j) {
+        const size_t row = (size_t)l * b->sz + (size_t)j * b->sy;
+        row_plain(u + row, un + row, i0, i1, sy, sz, alpha, beta);
+      }
+    return;
+  }
+  const int nx = i1 - i0, ny = j1 - j0; /* the part's points per row and rows per plane */
   const int bx = clamp(k->bx, 1, nx), by = clamp(k->by, 1, ny);
   const int nt = k->nt && LAPLACE_NT;
   (void)nt; /* unused without streaming stores */
@@ -151,13 +167,13 @@ void laplace_cpu_sweep_rows(const laplace_params *p, const laplace_block *b, con
     const long long r0 = rows * w / team, r1 = rows * (w + 1) / team; /* rows [r0, r1) */
     if (r0 == r1) continue;
     const int la = l0 + (int)(r0 / ny), lb = l0 + (int)((r1 - 1) / ny); /* first and last plane */
-    const int ja = 1 + (int)(r0 % ny), jb = 1 + (int)((r1 - 1) % ny);   /* first row, last row */
-    for (int y0 = 1; y0 <= ny; y0 += by)
-      for (int x0 = 1; x0 <= nx; x0 += bx) {
-        const int x1 = x0 + bx < nx + 1 ? x0 + bx : nx + 1;
+    const int ja = j0 + (int)(r0 % ny), jb = j0 + (int)((r1 - 1) % ny); /* first row, last row */
+    for (int y0 = j0; y0 < j1; y0 += by)
+      for (int x0 = i0; x0 < i1; x0 += bx) {
+        const int x1 = x0 + bx < i1 ? x0 + bx : i1;
         for (int l = la; l <= lb; ++l) {
           const int lo = l == la && ja > y0 ? ja : y0;
-          const int hi = l == lb && jb + 1 < y0 + by ? jb + 1 : (y0 + by < ny + 1 ? y0 + by : ny + 1);
+          const int hi = l == lb && jb + 1 < y0 + by ? jb + 1 : (y0 + by < j1 ? y0 + by : j1);
           for (int j = lo; j < hi; ++j) {
             const size_t row = (size_t)l * b->sz + (size_t)j * b->sy;
 #if LAPLACE_NT
@@ -183,6 +199,44 @@ void laplace_cpu_sweep(const laplace_params *p, const laplace_block *b, const do
   if (l1 <= l0) return;
 #pragma omp parallel num_threads(threads)
   laplace_cpu_sweep_rows(p, b, u, un, l0, l1, k);
+}
+
+void laplace_cpu_sweep_box(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                           int i0, int i1, int j0, int j1, int l0, int l1, int threads,
+                           const laplace_cpu_block *k) {
+  if (l1 <= l0 || i1 <= i0 || j1 <= j0) return;
+#pragma omp parallel num_threads(threads)
+  laplace_cpu_sweep_box_rows(p, b, u, un, i0, i1, j0, j1, l0, l1, k);
+}
+
+void laplace_cpu_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]) {
+  const int n[3] = {b->nx, b->ny, b->nz};
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = 1 + (side[2 * d] != 0);
+    hi[d] = n[d] + 1 - (side[2 * d + 1] != 0);
+    if (hi[d] < lo[d]) hi[d] = lo[d]; /* one point along d, a layer on both sides: no inner box */
+  }
+}
+
+void laplace_cpu_sweep_layer(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                             const int side[LAPLACE_FACES], int threads, const laplace_cpu_block *k) {
+  int lo[3], hi[3];
+  laplace_cpu_inner_box(b, side, lo, hi);
+  const int nx1 = b->nx + 1, ny1 = b->ny + 1, nz1 = b->nz + 1;
+  /* The layer's points are read right after (packed, or sent from the field): ordinary
+   * stores keep them in cache. */
+  const laplace_cpu_block lk = {k->bx, k->by, 0};
+#pragma omp parallel num_threads(threads)
+  {
+    /* Whole planes below and above the inner box, then in the planes between whole rows in
+     * front of and behind it, then in the rows between the columns left and right of it. */
+    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, ny1, 1, lo[2], &lk);
+    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, ny1, hi[2], nz1, &lk);
+    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, lo[1], lo[2], hi[2], &lk);
+    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, hi[1], ny1, lo[2], hi[2], &lk);
+    laplace_cpu_sweep_box_rows(p, b, u, un, 1, lo[0], lo[1], hi[1], lo[2], hi[2], &lk);
+    laplace_cpu_sweep_box_rows(p, b, u, un, hi[0], nx1, lo[1], hi[1], lo[2], hi[2], &lk);
+  }
 }
 
 /* The tuner's memory: the last choice, and the grid and team it was made for. */

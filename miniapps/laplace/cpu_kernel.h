@@ -32,6 +32,26 @@ void laplace_cpu_sweep_rows(const laplace_params *p, const laplace_block *b, con
 void laplace_cpu_sweep(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
                        int l1, int threads, const laplace_cpu_block *k);
 
+/* The same on a part of the planes: points [i0, i1) of rows [j0, j1) of planes [l0, l1) (local
+ * indices, interior 1..n), each computed as the whole sweep computes it, so sweeping the parts
+ * of any partition of a box writes the whole sweep's bits. The threads split the part's rows;
+ * pencils are clamped to the part. The orphaned form, then the one with its own team. */
+void laplace_cpu_sweep_box_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                                int i0, int i1, int j0, int j1, int l0, int l1, const laplace_cpu_block *k);
+void laplace_cpu_sweep_box(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                           int i0, int i1, int j0, int j1, int l0, int l1, int threads,
+                           const laplace_cpu_block *k);
+
+/* A process grid's overlap (cpu.c): the box's outer layer is every point one step inside a
+ * face whose side[f] is nonzero (LAPLACE_XM ... LAPLACE_ZP: those with a neighbour rank);
+ * the inner box is the rest, [lo[d], hi[d]) along x, y and z (empty where hi == lo). */
+void laplace_cpu_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]);
+/* The outer layer's sweep, in one team of `threads` threads: the whole planes below and above
+ * the inner box, then the rows in front of and behind it, then the columns left and right of
+ * it, with k's pencils and ordinary stores. The layer and the inner box partition the box. */
+void laplace_cpu_sweep_layer(const laplace_params *p, const laplace_block *b, const double *u, double *un,
+                             const int side[LAPLACE_FACES], int threads, const laplace_cpu_block *k);
+
 /* The kernel a variant uses: the request itself (clamped to the grid, nt dropped where the
  * build has no streaming stores) unless it is auto. For auto, the fastest of a few candidates:
  * off, and pencils of whole rows by 8, 16, 32, 64 rows (those thinner than the grid) or by the

@@ -1,6 +1,7 @@
 // laplace host building blocks against closed forms and an independent loop (label cpu).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -256,6 +257,122 @@ TEST(LaplaceCpuKernel, OrphanedRowsInATeam) {
     laplace_cpu_sweep_rows(&p, &b, u.u, got.u, 2, nz + 1, &k);
   }
   ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)));
+}
+
+namespace {
+// Cut points of [1, n+1) for a partition scheme: whole, halves, the outer layer's
+// {1, 2, n, n+1}, thirds (duplicates dropped, so thin axes get fewer pieces).
+std::vector<int> cuts(int n, int scheme) {
+  std::vector<int> c = {1};
+  if (scheme == 1) c.push_back(1 + n / 2);
+  if (scheme == 2) {
+    c.push_back(2);
+    c.push_back(n);
+  }
+  if (scheme == 3) {
+    c.push_back(1 + n / 3);
+    c.push_back(1 + 2 * n / 3);
+  }
+  c.push_back(n + 1);
+  std::vector<int> out;
+  for (int v : c)
+    if (v >= 1 && v <= n + 1 && (out.empty() || v > out.back())) out.push_back(v);
+  return out;
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+}  // namespace
+
+// laplace_cpu_sweep_box over the pieces of a partition of the box (every combination of four
+// cut schemes along x, y and z) writes the whole sweep's bytes: the whole array compared
+// (interior, ghosts, padding), for boxes thick and one point thin, off, pencils and streaming
+// stores (two alignments), 1 and 2 threads.
+TEST(LaplaceCpuKernel, SubBoxPartitionBitwiseEqualsWholeSweep) {
+  const int shapes[][3] = {{37, 23, 7}, {1, 1, 1}, {2, 5, 3}, {17, 1, 4}, {9, 6, 1}};
+  const laplace_cpu_block kernels[] = {{0, 0, 0}, {5, 3, 0}, {16, 7, 1}, {1, 1, 1}, {1000, 2, 1}};
+  for (const auto &n : shapes) {
+    laplace_params p = params(n[0], n[1], n[2], 1, "random");
+    p.alpha = 0.3;
+    p.beta = 0.11;
+    const laplace_block b = laplace_block_make(n[0], n[1], 1, n[2]);
+    for (int shift = 0; shift < 4; shift += 3) {
+      Field u(b.points, shift), want(b.points, shift), got(b.points, shift);
+      laplace_fill(&p, &b, want.u);
+      laplace_fill(&p, &b, u.u);
+      laplace_sweep_host(&p, &b, want.u, u.u, 1, n[2] + 1, 1);  // full mantissas (see above)
+      std::memset(want.u, 0, b.points * sizeof(double));
+      laplace_sweep_host(&p, &b, u.u, want.u, 1, n[2] + 1, 1);
+      for (int sx = 0; sx < 4; ++sx)
+        for (int sy = 0; sy < 4; ++sy)
+          for (int sz = 0; sz < 4; ++sz) {
+            const std::vector<int> cx = cuts(n[0], sx), cy = cuts(n[1], sy), cz = cuts(n[2], sz);
+            for (const laplace_cpu_block &k : kernels)
+              for (int threads = 1; threads <= 2; ++threads) {
+                std::memset(got.u, 0, b.points * sizeof(double));
+                for (size_t a = 0; a + 1 < cx.size(); ++a)
+                  for (size_t c = 0; c + 1 < cy.size(); ++c)
+                    for (size_t d = 0; d + 1 < cz.size(); ++d)
+                      laplace_cpu_sweep_box(&p, &b, u.u, got.u, cx[a], cx[a + 1], cy[c], cy[c + 1], cz[d],
+                                            cz[d + 1], threads, &k);
+                ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)))
+                    << n[0] << "x" << n[1] << "x" << n[2] << " schemes " << sx << sy << sz << " " << name(k)
+                    << " threads " << threads << " shift " << shift;
+              }
+          }
+    }
+  }
+}
+
+// The cpu variant's overlap on a process grid: for every set of sides with a neighbour (all
+// 64) the outer layer writes exactly the points one step inside those faces, with the whole
+// sweep's bits, and nothing else (ghosts and padding untouched); the inner box then completes
+// the whole sweep's bytes. Thick and one-point-thin boxes, 1 and 2 threads.
+TEST(LaplaceCpuKernel, OuterLayerAndInnerBoxPartitionTheBox) {
+  const int shapes[][3] = {{11, 7, 6}, {1, 1, 1}, {2, 2, 2}, {1, 5, 3}, {6, 1, 2}, {3, 4, 1}};
+  const laplace_cpu_block kernels[] = {{0, 0, 0}, {5, 3, 1}, {4, 2, 0}};
+  const double sentinel = -12345.0;
+  for (const auto &n : shapes) {
+    laplace_params p = params(n[0], n[1], n[2], 1, "random");
+    p.alpha = 0.3;
+    p.beta = 0.11;
+    const laplace_block b = laplace_block_make(n[0], n[1], 1, n[2]);
+    Field u(b.points, 0), want(b.points, 0), got(b.points, 0);
+    laplace_fill(&p, &b, want.u);
+    laplace_fill(&p, &b, u.u);
+    laplace_sweep_host(&p, &b, want.u, u.u, 1, n[2] + 1, 1);  // full mantissas (see above)
+    std::fill(want.u, want.u + b.points, sentinel);
+    laplace_sweep_host(&p, &b, u.u, want.u, 1, n[2] + 1, 1);
+    for (int mask = 0; mask < 64; ++mask) {
+      int side[LAPLACE_FACES];
+      for (int f = 0; f < LAPLACE_FACES; ++f) side[f] = mask >> f & 1;
+      for (const laplace_cpu_block &k : kernels)
+        for (int threads = 1; threads <= 2; ++threads) {
+          std::fill(got.u, got.u + b.points, sentinel);
+          laplace_cpu_sweep_layer(&p, &b, u.u, got.u, side, threads, &k);
+          for (int l = 0; l <= n[2] + 1; ++l)
+            for (int j = 0; j <= n[1] + 1; ++j)
+              for (int i = 0; i <= n[0] + 1; ++i) {
+                const bool interior = i >= 1 && i <= n[0] && j >= 1 && j <= n[1] && l >= 1 && l <= n[2];
+                const bool layer =
+                    interior && ((side[LAPLACE_XM] && i == 1) || (side[LAPLACE_XP] && i == n[0]) ||
+                                 (side[LAPLACE_YM] && j == 1) || (side[LAPLACE_YP] && j == n[1]) ||
+                                 (side[LAPLACE_ZM] && l == 1) || (side[LAPLACE_ZP] && l == n[2]));
+                const size_t c = (size_t)l * b.sz + (size_t)j * b.sy + (size_t)i;
+                ASSERT_TRUE(same_bits(got.u[c], layer ? want.u[c] : sentinel))
+                    << n[0] << "x" << n[1] << "x" << n[2] << " sides " << mask << " " << name(k)
+                    << " threads " << threads << " at (" << i << "," << j << "," << l << ")";
+              }
+          int lo[3], hi[3];
+          laplace_cpu_inner_box(&b, side, lo, hi);
+          laplace_cpu_sweep_box(&p, &b, u.u, got.u, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], threads, &k);
+          ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)))
+              << n[0] << "x" << n[1] << "x" << n[2] << " sides " << mask << " " << name(k) << " threads "
+              << threads;
+        }
+    }
+  }
 }
 
 TEST(LaplaceCpuKernel, ParseFlag) {
