@@ -33,6 +33,7 @@ typedef struct bfs_params {
   long long root;           /* --root V: one search from V (-1: sample the keys) */
   const char *dump_parents; /* --dump-parents FILE: parents of the first search, int64 */
   int prune;                /* --prune: sort-unique list messages before they leave (recipe 3) */
+  const char *direction;    /* --direction top-down|bottom-up|auto (bfs_check fills the default) */
 } bfs_params;
 
 /* The transfer mode of a --transfer word. */
@@ -118,6 +119,7 @@ typedef struct bfs_level_traffic {
   int64_t unpruned_bytes; /* expand + fold payload without --prune's sort-unique (equal without it) */
   int64_t messages;       /* messages to other ranks */
   int64_t bitmaps;        /* of which sent as bitmaps */
+  int bottom_up;          /* 1: the level ran bottom-up (cpu, direction.h); 0: top-down */
 } bfs_level_traffic;
 
 typedef struct bfs_traffic {
@@ -140,6 +142,7 @@ typedef struct bfs_ctx {
   double cpu_fraction; /* hybrid: the CPU's share of the rank's row vertices; others < 0 */
   int prune;           /* --prune */
   int64_t first_key;   /* the first search key: where kit_variant.run's searches start */
+  int direction;       /* cpu: BFS_TOP_DOWN, BFS_BOTTOM_UP or BFS_DIRECTION_AUTO (direction.h) */
 } bfs_ctx;
 
 /* The variant contract (kit/app.h): kit_main and the app's hooks own kernel 1's timing, the

@@ -9,13 +9,23 @@
  * owner the key of the earliest discovery, i.e. a parent at the previous level. Taking the
  * smallest label among those makes the parent array independent of the grid and thread
  * count.
+ * Direction-optimising search (--direction, direction.h; Beamer et al. 2012, in 2D Beamer
+ * et al. 2013): a bottom-up level replaces step 2. The row members first gather their
+ * owners' visited bits (one bitmap all-gather along the row), then every unvisited row
+ * vertex scans its neighbours in this block, through the block's transpose (built at set-up,
+ * each list in increasing column order), and stops at the first one in the column frontier:
+ * the smallest label here, so the row's MIN gives the same parent as a top-down level.
+ * Steps 3-5 are unchanged. With auto, Beamer's rule picks each level's direction from the
+ * frontier's and the unvisited vertices' edge counts, summed over the ranks.
  *   mpiexec -n 4 build/bin/bfs --variant cpu --scale 12 --grid 2x2 --transfer bitmap */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bfs.h"
 #include "bitmap.h"
 #include "claim.h"
+#include "direction.h"
 #include "exchange.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -35,7 +45,83 @@ typedef struct cpu_state {
   int64_t *parent;    /* own_count */
   bfs_exchange x;
   bfs_traffic traffic;
+  /* Bottom-up (direction not top-down): */
+  int64_t *toff;    /* [nrow+1]: transpose of the block, offsets by row-local vertex */
+  uint32_t *tadj;   /* column-local neighbours, increasing in each list */
+  int64_t *deg;     /* own_pad: degree of each owned vertex (self-loops excluded) */
+  uint32_t *rowvis; /* nrow bits: the row's visited vertices (owners' bits, gathered) */
+  int *vis_count;   /* [C]: words of each row member's visited bits */
+  int *vis_displ;   /* [C] */
+  int debug;        /* BFS_DIRECTION_DEBUG set: rank 0 prints each level's switch counters */
 } cpu_state;
+
+/* The block's transpose: for each row-local vertex v, the column-local u with u -> v stored
+ * here, in increasing u (counting sort over the sources in order). The owners' degrees: the
+ * row members' counts summed to each owner (every entry into v lies in v's grid row). */
+static void transpose_setup(cpu_state *s) {
+  const bfs_graph *g = s->c.g;
+  const int64_t nrow = g->nrow, nent = g->xoff[g->ncol];
+  s->toff = calloc((size_t)nrow + 1, sizeof(int64_t));
+  s->tadj = kit_malloc((size_t)(nent + 1) * sizeof(uint32_t), "transpose adjacency");
+  for (int64_t e = 0; e < nent; ++e) s->toff[g->adj[e] + 1]++;
+  int64_t *cnt = kit_malloc(((size_t)nrow + 1) * sizeof(int64_t), "transpose counts");
+  for (int64_t v = 0; v < nrow; ++v) cnt[v] = s->toff[v + 1];
+  for (int64_t v = 0; v < nrow; ++v) s->toff[v + 1] += s->toff[v];
+  int64_t *fill = kit_malloc(((size_t)nrow + 1) * sizeof(int64_t), "transpose fill");
+  memcpy(fill, s->toff, (size_t)nrow * sizeof(int64_t));
+  for (int64_t u = 0; u < g->ncol; ++u)
+    for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) s->tadj[fill[g->adj[e]]++] = (uint32_t)u;
+  free(fill);
+  s->deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
+  int *rc = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  s->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  s->vis_displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  for (int jj = 0; jj < g->C; ++jj) {
+    rc[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]);
+    s->vis_count[jj] = bfs_msg_int((g->row_off[jj + 1] - g->row_off[jj]) / 32);
+    s->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
+  }
+  KIT_MPI_CHECK(MPI_Reduce_scatter(cnt, s->deg, rc, MPI_INT64_T, MPI_SUM, g->row));
+  free(rc);
+  free(cnt);
+  s->rowvis = kit_malloc(((size_t)nrow / 32 + 1) * sizeof(uint32_t), "row visited");
+}
+
+/* A bottom-up level: every unvisited row vertex takes the first (smallest) column neighbour
+ * in the frontier as its parent candidate. One thread per 32-vertex word: rowbits and best
+ * are written without atomics. */
+static void bottom_up(cpu_state *s, int level, bfs_level_traffic *t) {
+  const bfs_graph *g = s->c.g;
+  const int64_t ow = g->own_pad / 32, rw = g->nrow / 32;
+  KIT_RANGE_PUSH("bottom-up");
+  /* The row's visited set: each owner's bits, gathered along the row (counted as row
+   * traffic: one bitmap to each of the C - 1 other members). */
+  KIT_MPI_CHECK(MPI_Allgatherv(s->visited, bfs_msg_int(ow), MPI_UINT32_T, s->rowvis, s->vis_count,
+                               s->vis_displ, MPI_UINT32_T, g->row));
+  const int64_t nvis = bfs_bitmap_count(s->visited, ow);
+  for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, ow, nvis, t);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t w = 0; w < rw; ++w) {
+    uint32_t todo = ~s->rowvis[w], found = 0;
+    while (todo) {
+      const int bit = __builtin_ctz(todo);
+      todo &= todo - 1;
+      const int64_t v = (w << 5) + bit;
+      for (int64_t e = s->toff[v]; e < s->toff[v + 1]; ++e) {
+        const uint32_t u = s->tadj[e];
+        if (!bfs_bit_get(s->colbits, u)) continue;
+        const int64_t key = bfs_key(level, bfs_col_global(g, u));
+        if (key < s->best[v]) {
+          if (s->best[v] == BFS_KEY_NONE) found |= 1u << bit;
+          s->best[v] = key;
+        }
+        break;
+      }
+    }
+    s->rowbits[w] |= found;
+  }
+  KIT_RANGE_POP();
+}
 
 static void *cpu_setup(const void *ctx) {
   const bfs_ctx *c = ctx;
@@ -56,6 +142,8 @@ static void *cpu_setup(const void *ctx) {
   s->parent = kit_malloc(((size_t)g->own_count + 1) * sizeof(int64_t), "parents");
   bfs_exchange_init(&s->x, g);
   s->x.prune = c->prune;
+  if (c->direction != BFS_TOP_DOWN) transpose_setup(s);
+  s->debug = getenv("BFS_DIRECTION_DEBUG") != NULL;
   return s;
 }
 
@@ -84,24 +172,33 @@ static void cpu_search(void *st, int64_t root) {
   }
   KIT_RANGE_POP();
 
+  /* The first level's direction: bottom-up only when asked for every level (auto starts
+   * top-down from the one root vertex, as Beamer's search does). */
+  int dir = s->c.direction == BFS_BOTTOM_UP ? BFS_BOTTOM_UP : BFS_TOP_DOWN;
   for (int level = 0;; ++level) {
     bfs_level_traffic *t = bfs_level_begin(&s->traffic, level);
+    t->bottom_up = dir == BFS_BOTTOM_UP;
 
     /* 1. Expand: the frontier of the whole grid column, from its R owners. */
     memset(s->colbits, 0, (size_t)cw * sizeof(uint32_t));
     bfs_expand(g, mode, s->front, count, s->colbits, &s->x, t);
-    const int64_t nfront = bfs_bitmap_unpack(s->colbits, cw, s->col_list);
 
-    /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
-    KIT_RANGE_PUSH("discover");
+    if (dir == BFS_BOTTOM_UP) {
+      /* 2'. Discover bottom-up: unvisited row vertices look for a frontier neighbour. */
+      bottom_up(s, level, t);
+    } else {
+      /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
+      const int64_t nfront = bfs_bitmap_unpack(s->colbits, cw, s->col_list);
+      KIT_RANGE_PUSH("discover");
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t k = 0; k < nfront; ++k) {
-      const uint32_t u = s->col_list[k];
-      const int64_t key = bfs_key(level, bfs_col_global(g, u));
-      for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e)
-        bfs_claim_host(s->best, s->rowbits, g->adj[e], key);
+      for (int64_t k = 0; k < nfront; ++k) {
+        const uint32_t u = s->col_list[k];
+        const int64_t key = bfs_key(level, bfs_col_global(g, u));
+        for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e)
+          bfs_claim_host(s->best, s->rowbits, g->adj[e], key);
+      }
+      KIT_RANGE_POP();
     }
-    KIT_RANGE_POP();
 
     /* 3. Fold: discovered vertices to their owners along the grid row. */
     memset(s->recv, 0, (size_t)ow * sizeof(uint32_t));
@@ -123,8 +220,26 @@ static void cpu_search(void *st, int64_t root) {
         fresh &= fresh - 1;
       }
     }
-    int64_t next = 0;
-    KIT_MPI_CHECK(MPI_Allreduce(&count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    /* The switch rule's counters, summed over ranks with the frontier's size: edges out of
+     * the new frontier (m_f) and out of the still unvisited vertices (m_u). */
+    int64_t sums[3] = {count, 0, 0}, all[3] = {0, 0, 0};
+    const int nsums = s->c.direction == BFS_DIRECTION_AUTO ? 3 : 1;
+    if (nsums == 3) {
+      int64_t mf = 0, mu = 0;
+#pragma omp parallel for schedule(static) reduction(+ : mf, mu)
+      for (int64_t k = 0; k < g->own_count; ++k) {
+        if (bfs_bit_get(s->front, k)) mf += s->deg[k];
+        if (!bfs_bit_get(s->visited, k)) mu += s->deg[k];
+      }
+      sums[1] = mf;
+      sums[2] = mu;
+    }
+    KIT_MPI_CHECK(MPI_Allreduce(sums, all, nsums, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+    const int64_t next = all[0];
+    if (nsums == 3) dir = bfs_direction_next(dir, all[1], all[2], next, g->n, BFS_ALPHA, BFS_BETA);
+    if (s->debug && s->c.env->rank == 0)
+      fprintf(stderr, "level %d n_f %lld m_f %lld m_u %lld next %s\n", level + 1, (long long)next,
+              (long long)all[1], (long long)all[2], bfs_direction_name(dir));
     KIT_RANGE_POP();
     if (next == 0) break;
     bfs_traffic_level(&s->traffic, level + 1)->frontier = next;
@@ -171,6 +286,12 @@ static void cpu_teardown(void *st) {
   free(s->level);
   free(s->parent);
   free(s->traffic.lv);
+  free(s->toff);
+  free(s->tadj);
+  free(s->deg);
+  free(s->rowvis);
+  free(s->vis_count);
+  free(s->vis_displ);
   free(s);
 }
 

@@ -51,6 +51,7 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_int(j, "grid_cols", p->grid[1]);
   kit_json_string(j, "transfer", p->transfer);
   kit_json_bool(j, "prune", p->prune);
+  kit_json_string(j, "direction", p->direction);
   /* BFS_DISCOVER=thread|edges overrides a GPU variant's discovery kernel (labs): record it, so
    * two runs that differ only there can be told apart. */
   kit_json_string(j, "discover", getenv("BFS_DISCOVER") ? getenv("BFS_DISCOVER") : "variant default");
@@ -96,6 +97,7 @@ int main(int argc, char **argv) {
       {"roots", KIT_OPT_INT, &p->nroots, "N", "search keys, sampled from the vertices with an edge (Graph500: 64)", 1, 64, 0, NULL, NULL, &a.roots_given},
       {"root", KIT_OPT_U64, &a.root, "V", "one search from vertex V instead [none: --roots keys]", 1, 0, 0, NULL, NULL, &a.root_given},
       {"prune", KIT_OPT_FLAG, &p->prune, NULL, "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1, NULL, NULL, NULL},
+      {"direction", KIT_OPT_STRING, &p->direction, "DIR", "level direction: top-down, bottom-up, or Beamer's switch between them (auto) [cpu: auto; others: top-down, the only one they have]", 1, 0, 0, "top-down|bottom-up|auto", NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},
   };
   /* clang-format on */

@@ -30,6 +30,12 @@ static void print_g500(const bfs_run *r, double construction_time) {
   printf("%-28s 0x%016llx\n", "edge_list_hash:", (unsigned long long)r->hash);
   printf("%-28s %dx%d, transfer %s%s\n", "grid:", p->grid[0], p->grid[1], p->transfer,
          p->prune ? ", pruned" : "");
+  /* Directions (direction.h): every search's levels, and the first search's in order. */
+  printf("%-28s %s: %lld levels top-down, %lld bottom-up over %d searches\n", "direction:", p->direction,
+         (long long)r->top_down_levels, (long long)r->bottom_up_levels, r->nbfs);
+  printf("%-28s", "first_search_directions:");
+  for (int l = 0; l < first->nlevels; ++l) printf(" %s", first->lv[l].bottom_up ? "BU" : "TD");
+  printf("\n");
   printf("levels of the first search (root %lld), bytes to other ranks summed over ranks:\n",
          (long long)r->roots[0]);
   /* With --prune a last column gives the expand + fold bytes the same messages had before
@@ -103,6 +109,8 @@ void bfs_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, 
   kit_report_result(rep, "harmonic_stddev_TEPS", r->teps.stddev, "TEPS");
   kit_report_result(rep, "mean_nedge", r->mean_nedge, "edges");
   kit_report_result(rep, "max_levels", (double)r->max_levels, "levels");
+  kit_report_result(rep, "bottom_up_levels", (double)r->bottom_up_levels, "levels");
+  kit_report_result(rep, "top_down_levels", (double)r->top_down_levels, "levels");
   kit_report_result(rep, "expand_bytes_per_search", (double)r->expand_total / nbfs, "B");
   kit_report_result(rep, "fold_bytes_per_search", (double)r->fold_total / nbfs, "B");
   /* Expand + fold bytes the same messages had before --prune's sort-unique (without --prune:

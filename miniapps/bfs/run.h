@@ -48,7 +48,8 @@ typedef struct bfs_run {
   bfs_failures fail;
   long long messages, bytes; /* this rank's, over every search */
   int64_t expand_total, fold_total, unpruned_total, max_levels;
-  bfs_traffic first; /* the first search's levels, summed over ranks */
+  int64_t bottom_up_levels, top_down_levels; /* over every search (direction.h) */
+  bfs_traffic first;                         /* the first search's levels, summed over ranks */
   bfs_g500_stats teps;
   double mean_nedge;
 } bfs_run;

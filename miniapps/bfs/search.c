@@ -67,6 +67,8 @@ static void record_traffic(bfs_run *r, const bfs_traffic *tr, int k) {
   enum { NT = 7 }; /* counters per level */
   int64_t *sum = kit_malloc((size_t)(NT * nl + 1) * sizeof(int64_t), "traffic");
   for (int l = 0; l < nl; ++l) {
+    r->bottom_up_levels += tr->lv[l].bottom_up; /* the same on every rank */
+    r->top_down_levels += !tr->lv[l].bottom_up;
     r->messages += tr->lv[l].messages;
     r->bytes += tr->lv[l].expand_bytes + tr->lv[l].fold_bytes;
     const int64_t row[NT] = {tr->lv[l].frontier,      tr->lv[l].expand_bytes, tr->lv[l].fold_bytes,
@@ -88,6 +90,7 @@ static void record_traffic(bfs_run *r, const bfs_traffic *tr, int k) {
       t->messages = sum[NT * l + 4];
       t->bitmaps = sum[NT * l + 5];
       t->unpruned_bytes = sum[NT * l + 6];
+      t->bottom_up = tr->lv[l].bottom_up;
     }
   }
   if (nl > r->max_levels) r->max_levels = nl;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bitmap.h"
+#include "direction.h"
 #include "kit/check.h"
 #include "kit/input.h"
 #include "partition.h"
@@ -34,6 +35,13 @@ int bfs_check(const kit_env *env, void *params, const char *variant) {
     return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
                            (long)p->grid[0] * p->grid[1], env->nranks);
   if (!a->grid_given) bfs_default_grid(env->nranks, p->grid);
+  /* Direction-optimising search is the cpu variant's only, for now: the GPU variants run
+   * top-down, which is also their default; cpu's default is Beamer's switch (auto). */
+  const int cpu = strcmp(variant, "cpu") == 0;
+  if (!p->direction)
+    p->direction = cpu ? "auto" : "top-down";
+  else if (!cpu && strcmp(p->direction, "top-down") != 0)
+    return kit_usage_error(env, "bfs: --direction %s applies to --variant cpu only for now", p->direction);
   return -1;
 }
 
@@ -95,6 +103,9 @@ static void memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpu
    * vertex (row bitmap, keys, staging) and 32 per owned vertex; pinned staging on the host. */
   const double ncol = N / grid[1], nrow = N / grid[0];
   *device = 0.0;
+  /* cpu with a bottom-up direction: the block's transpose (8 bytes per row vertex, 4 per
+   * directed entry, about 2M/P of them), the owned degrees and the row's visited bits. */
+  if (!needs_gpu && strcmp(a->p.direction, "top-down") != 0) *host += 8.0 * M / P + 8.25 * nrow + 8.0 * N / P;
   if (needs_gpu) {
     *device = 8.0 * M / P + 60.0 * ncol * gpus + 20.0 * nrow + 32.0 * N / P;
     *host += 12.0 * nrow + 8.0 * ncol;
@@ -153,7 +164,8 @@ int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus
   const bfs_params *p = &a->p;
   const int64_t N = a->n;
   r->a = a;
-  r->c = (bfs_ctx){p, env, &r->graph, bfs_transfer_mode(p->transfer), gpus, -1.0, p->prune, 0};
+  r->c = (bfs_ctx){p,    env,      &r->graph, bfs_transfer_mode(p->transfer),  gpus,
+                   -1.0, p->prune, 0,         bfs_direction_mode(p->direction)};
   r->want_full = p->run.verify || p->dump_parents;
 
   bfs_edges slice = {0, 0, 0, 0, NULL};

@@ -15,6 +15,7 @@
 
 #include "bfs.h"
 #include "bitmap.h"
+#include "direction.h"
 #include "exchange.h"
 #include "kronecker.h"
 #include "partition.h"
@@ -488,4 +489,53 @@ TEST(bfsPrune, SortUniqueIsTheSortedSet) {
     const int64_t again = bfs_sort_unique(list.data(), m);
     EXPECT_EQ(again, m) << "a sorted, unique list must come back whole";
   }
+}
+
+// Beamer's switch rule (direction.h) on recorded frontier sizes. The counters come from a
+// real search: `bfs --variant cpu --scale 14 --roots 1 --warmup 0 --direction auto` (default
+// seed, root 9807) with BFS_DIRECTION_DEBUG=1, which prints, after each level, the next
+// frontier's n_f, m_f (edges out of it) and m_u (edges out of the unvisited vertices), summed
+// over ranks. n = 2^14. Level 0 (the root alone) runs top-down.
+TEST(bfsDirection, BeamerRuleOnRecordedScale14Search) {
+  struct row {
+    int64_t n_f, m_f, m_u;
+    int want;  // the published rule's decision for the next level
+  };
+  const int64_t n = 16384;
+  const row rec[] = {
+      {2, 3633, 519971, BFS_TOP_DOWN},        // 3633 <= 519971/14 = 37141: stay top-down
+      {1814, 356656, 163315, BFS_BOTTOM_UP},  // 356656 > 163315/14: go bottom-up
+      {10059, 162430, 885, BFS_BOTTOM_UP},    // n_f >= n/24 = 682.7: stay bottom-up
+      {686, 878, 7, BFS_BOTTOM_UP},           // 686 >= 682.7: still bottom-up
+      {1, 1, 6, BFS_TOP_DOWN},                // 1 < 682.7: back to top-down
+      {0, 0, 6, BFS_TOP_DOWN},                // 0 <= 6/14: top-down (the search ends)
+  };
+  int dir = BFS_TOP_DOWN;
+  for (size_t k = 0; k < sizeof rec / sizeof *rec; ++k) {
+    dir = bfs_direction_next(dir, rec[k].m_f, rec[k].m_u, rec[k].n_f, n, BFS_ALPHA, BFS_BETA);
+    EXPECT_EQ(dir, rec[k].want) << "after level " << k + 1;
+  }
+}
+
+// The rule's edges: strict inequalities, each test used only from its own direction.
+TEST(bfsDirection, ThresholdsAndHysteresis) {
+  // top-down: bottom-up only when m_f > m_u / alpha (equal stays top-down).
+  EXPECT_EQ(bfs_direction_next(BFS_TOP_DOWN, 100, 1400, 5, 1000, 14.0, 24.0), BFS_TOP_DOWN);
+  EXPECT_EQ(bfs_direction_next(BFS_TOP_DOWN, 101, 1400, 5, 1000, 14.0, 24.0), BFS_BOTTOM_UP);
+  // A small frontier with many edges still goes bottom-up: the n_f test is bottom-up's only.
+  EXPECT_EQ(bfs_direction_next(BFS_TOP_DOWN, 1000000, 10, 1, 1000000, 14.0, 24.0), BFS_BOTTOM_UP);
+  // bottom-up: back only when n_f < n / beta (24 * 100 = 2400: 100 stays, 99 goes back).
+  EXPECT_EQ(bfs_direction_next(BFS_BOTTOM_UP, 0, 1000000, 100, 2400, 14.0, 24.0), BFS_BOTTOM_UP);
+  EXPECT_EQ(bfs_direction_next(BFS_BOTTOM_UP, 1000000, 0, 99, 2400, 14.0, 24.0), BFS_TOP_DOWN);
+  // Other constants are honoured.
+  EXPECT_EQ(bfs_direction_next(BFS_TOP_DOWN, 11, 100, 1, 1000, 10.0, 24.0), BFS_BOTTOM_UP);
+  EXPECT_EQ(bfs_direction_next(BFS_BOTTOM_UP, 0, 0, 99, 1000, 14.0, 10.0), BFS_TOP_DOWN);
+}
+
+TEST(bfsDirection, Words) {
+  EXPECT_EQ(bfs_direction_mode("top-down"), BFS_TOP_DOWN);
+  EXPECT_EQ(bfs_direction_mode("bottom-up"), BFS_BOTTOM_UP);
+  EXPECT_EQ(bfs_direction_mode("auto"), BFS_DIRECTION_AUTO);
+  EXPECT_EQ(bfs_direction_mode("sideways"), -1);
+  EXPECT_STREQ(bfs_direction_name(BFS_BOTTOM_UP), "bottom-up");
 }
