@@ -19,7 +19,14 @@ Two-GPU part: every line of bfs_sweep.sh's `dual` JSONL (two-stream on 2 ranks, 
 search, peak level, the bitmap's reduction at the peak and the phases of the profiled search
 (ms, max over ranks; docs/output-schema.md 2.4): writes gpu_h200x2.csv and gpu_h200x2.png.
 
-Defaults: this folder's cpu-4rank.log, labs/data/h200-2026-11-23/bfs.jsonl and
+Message-matrix part: a JSONL that bfs --message-matrix wrote (schema bfs.message_matrix/1,
+one line per level of the first timed search: the bytes each rank sent each other rank in the
+expand and in the fold): writes matrix_pairs.csv (level, direction, phase, sender, receiver,
+bytes; nonzero pairs only) and matrix_levels.png, the network pattern of Rossetti et al.'s
+slides: one heat map per level (expand + fold, sender rows, receiver columns), then the sum.
+
+Defaults: this folder's cpu-4rank.log, matrix-cpu-2x2.jsonl (a 2-core CPU machine's run,
+README.md), labs/data/h200-2026-11-23/bfs.jsonl and
 labs/data/h200x2-2026-11-24/bfs-dual-7cef646.jsonl.
 """
 import csv
@@ -32,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import labargs  # noqa: E402
 
-DATA = [os.path.join(HERE, "cpu-4rank.log"),
+DATA = [os.path.join(HERE, "cpu-4rank.log"), os.path.join(HERE, "matrix-cpu-2x2.jsonl"),
         os.path.normpath(os.path.join(HERE, "..", "data", "h200-2026-11-23", "bfs.jsonl")),
         os.path.normpath(os.path.join(HERE, "..", "data", "h200x2-2026-11-24", "bfs-dual-7cef646.jsonl"))]
 LEVEL_COLS = ["scale", "transfer", "level", "frontier", "expand_bytes", "fold_bytes",
@@ -241,23 +248,92 @@ def gpu_plot(grows, outdir):
     fig.savefig(os.path.join(outdir, "gpu_h200.png"), dpi=110)
 
 
+def is_matrix(path):
+    """Whether PATH is a --message-matrix file (its first line's schema)."""
+    if not path.endswith(".jsonl"):
+        return False
+    with open(path) as f:
+        first = f.readline()
+    try:
+        return json.loads(first).get("schema") == "bfs.message_matrix/1"
+    except (ValueError, AttributeError):
+        return False
+
+
+def matrix_part(path, outdir):
+    levels = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                levels.append(json.loads(line))
+    rows = []
+    for rec in levels:
+        for phase in ("expand", "fold"):
+            for s, row in enumerate(rec[phase]):
+                for d, v in enumerate(row):
+                    if v:
+                        rows.append({"level": rec["level"], "direction": rec["direction"], "phase": phase,
+                                     "sender": s, "receiver": d, "bytes": v})
+    cols = ["level", "direction", "phase", "sender", "receiver", "bytes"]
+    write_csv(os.path.join(outdir, "matrix_pairs.csv"), cols, rows)
+    for rec in levels:
+        e, fo = sum(map(sum, rec["expand"])), sum(map(sum, rec["fold"]))
+        print(f"level {rec['level']} ({rec['direction']}): expand {e} B, fold {fo} B")
+    return levels
+
+
+def matrix_plot(levels, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    P = len(levels[0]["expand"])
+    total = lambda rec: [[rec["expand"][s][d] + rec["fold"][s][d] for d in range(P)] for s in range(P)]
+    mats = [(f"level {r['level']} ({'BU' if r['direction'] == 'bottom-up' else 'TD'})", total(r)) for r in levels]
+    mats.append(("all levels", [[sum(m[s][d] for _, m in mats) for d in range(P)] for s in range(P)]))
+    n = len(mats)
+    ncol = min(n, 4)
+    nrow = (n + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 3.0 * nrow), squeeze=False)
+    R, C = levels[0].get("grid_rows"), levels[0].get("grid_cols")
+    for k, (title, m) in enumerate(mats):
+        ax = axes[k // ncol][k % ncol]
+        im = ax.imshow(m, cmap="viridis", vmin=0)
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks(range(P))
+        ax.set_yticks(range(P))
+        ax.set_xlabel("receiver rank", fontsize=8)
+        ax.set_ylabel("sender rank", fontsize=8)
+        for s in range(P):
+            for d in range(P):
+                if m[s][d]:
+                    ax.text(d, s, str(m[s][d]), ha="center", va="center", fontsize=6, color="w")
+        fig.colorbar(im, ax=ax, fraction=0.046, label="bytes")
+    for k in range(n, nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    fig.suptitle(f"bfs expand + fold bytes per sender/receiver, first search ({R}x{C} grid)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "matrix_levels.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     ap = labargs.parser(__file__, DATA, description=__doc__.split("\n\n")[0],
-                        data_help="run_cpu.sh's LOG, bfs_sweep.sh's single or dual JSONL")
+                        data_help="run_cpu.sh's LOG, bfs_sweep.sh's single or dual JSONL, a --message-matrix JSONL")
     ap.add_argument("--no-png", action="store_true")
     a = ap.parse_args()
     part = {}
     for path in a.data:
         b = os.path.basename(path)
-        kind = "cpu" if b.endswith(".log") else "dual" if any(r.get("gpus", 0) >= 2 for r in bfs_records(path)) \
+        kind = "cpu" if b.endswith(".log") else "matrix" if is_matrix(path) else "dual" if any(r.get("gpus", 0) >= 2 for r in bfs_records(path)) \
             else "gpu"
         if kind in part:
-            ap.error(f"{path}: a second {kind} file (one each: LOG, single JSONL, dual JSONL)")
+            ap.error(f"{path}: a second {kind} file (one each: LOG, single JSONL, dual JSONL, matrix JSONL)")
         part[kind] = path
     outdir = labargs.outdir(a.outdir)
     lrows = cpu_part(part["cpu"], outdir) if "cpu" in part else []
     grows = gpu_part(part["gpu"], outdir) if "gpu" in part else []
     drows, dtitle = dual_part(part["dual"], outdir) if "dual" in part else ([], "")
+    mlevels = matrix_part(part["matrix"], outdir) if "matrix" in part else []
     if not a.no_png:
         try:
             if lrows:
@@ -266,6 +342,8 @@ def main():
                 gpu_plot(grows, outdir)
             if drows:
                 dual_plot(drows, dtitle, outdir)
+            if mlevels:
+                matrix_plot(mlevels, outdir)
         except ImportError:
             print("matplotlib not installed: tables only")
     print(f"plot.py: wrote the {', '.join(sorted(part))} part(s) into {labargs.rel(outdir)}")

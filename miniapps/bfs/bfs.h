@@ -23,17 +23,18 @@ enum { BFS_LIST = 0, BFS_BITMAP = 1, BFS_AUTO = 2 };
 
 /* Every problem parameter, with the common run flags. */
 typedef struct bfs_params {
-  kit_run run;              /* --variant, --warmup, --seed, --json, ... */
-  int scale;                /* --scale: N = 2^scale vertices (generated graph) */
-  int edgefactor;           /* --edgefactor: M = edgefactor * N edges (generated graph) */
-  const char *graph;        /* --graph FILE: read the graph instead of generating it */
-  int grid[2];              /* --grid RxC; {0, 0}: as square as the rank count allows */
-  const char *transfer;     /* --transfer list|bitmap|auto */
-  int nroots;               /* --roots: search keys (Graph500: 64) */
-  long long root;           /* --root V: one search from V (-1: sample the keys) */
-  const char *dump_parents; /* --dump-parents FILE: parents of the first search, int64 */
-  int prune;                /* --prune: sort-unique list messages before they leave (recipe 3) */
-  const char *direction;    /* --direction top-down|bottom-up|auto (bfs_check fills the default) */
+  kit_run run;                /* --variant, --warmup, --seed, --json, ... */
+  int scale;                  /* --scale: N = 2^scale vertices (generated graph) */
+  int edgefactor;             /* --edgefactor: M = edgefactor * N edges (generated graph) */
+  const char *graph;          /* --graph FILE: read the graph instead of generating it */
+  int grid[2];                /* --grid RxC; {0, 0}: as square as the rank count allows */
+  const char *transfer;       /* --transfer list|bitmap|auto */
+  int nroots;                 /* --roots: search keys (Graph500: 64) */
+  long long root;             /* --root V: one search from V (-1: sample the keys) */
+  const char *dump_parents;   /* --dump-parents FILE: parents of the first search, int64 */
+  int prune;                  /* --prune: sort-unique list messages before they leave (recipe 3) */
+  const char *direction;      /* --direction top-down|bottom-up|auto (bfs_check fills the default) */
+  const char *message_matrix; /* --message-matrix FILE: the first timed search's per-pair bytes (matrix.c) */
 } bfs_params;
 
 /* The transfer mode of a --transfer word. */
@@ -120,17 +121,28 @@ typedef struct bfs_level_traffic {
   int64_t messages;       /* messages to other ranks */
   int64_t bitmaps;        /* of which sent as bitmaps */
   int bottom_up;          /* 1: the level ran bottom-up (cpu, direction.h); 0: top-down */
+  /* [fold_n = C]: fold payload bytes to row member j' (bfs_count_fold; the own entry stays 0),
+   * for --message-matrix. Allocated on the first fold count and kept, zeroed, when the level
+   * is reused by the next search; bfs_traffic_free releases it. */
+  int64_t *fold_to;
+  int fold_n;
 } bfs_level_traffic;
 
 typedef struct bfs_traffic {
   int nlevels, cap;
   bfs_level_traffic *lv;
 } bfs_traffic;
-/* Level L's counters (zeroed when first touched). */
+/* Level L's counters (zeroed when first touched; fold_to keeps its memory, zeroed). */
 bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level);
 /* The first step of every variant's level: refuses a level the 64-bit key cannot hold
  * (claim.h, a runtime error), then returns bfs_traffic_level(t, level). */
 bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level);
+/* Frees every level's fold_to and the levels; t is left empty. */
+void bfs_traffic_free(bfs_traffic *t);
+/* matrix.c: --message-matrix, collective: rank 0 appends one JSON line per level of `tr`
+ * (this rank's counters of one search) with the R*C x R*C expand and fold byte matrices. */
+void bfs_message_matrix_write(const bfs_graph *g, const kit_env *env, const bfs_traffic *tr,
+                              const char *path);
 
 /* What a variant gets from the driver. */
 typedef struct bfs_ctx {

@@ -285,7 +285,7 @@ static void cpu_teardown(void *st) {
   free(s->keys_in);
   free(s->level);
   free(s->parent);
-  free(s->traffic.lv);
+  bfs_traffic_free(&s->traffic);
   free(s->toff);
   free(s->tadj);
   free(s->deg);

@@ -81,6 +81,12 @@ void bfs_count_expand(const bfs_graph *g, int bm, int64_t words, int64_t count, 
 
 void bfs_count_fold(const bfs_graph *g, int jj, int bm, int64_t words, int64_t count, bfs_level_traffic *t) {
   if (jj == g->j) return;
+  if (!t->fold_to) {
+    t->fold_to = kit_malloc((size_t)g->C * sizeof(int64_t), "fold bytes per peer");
+    memset(t->fold_to, 0, (size_t)g->C * sizeof(int64_t));
+    t->fold_n = g->C;
+  }
+  t->fold_to[jj] += 4 * words;
   t->fold_bytes += 4 * words;
   t->unpruned_bytes += 4 * (bm ? words : count);
   t->list_bytes += 4 * count;

@@ -263,8 +263,7 @@ const bfs_traffic *bfs_gpu_rank_traffic(void *st) {
 
 void bfs_gpu_rank_free(bfs_gpu_rank *r) {
   bfs_gpu_free(&r->b);
-  free(r->traffic.lv);
-  r->traffic.lv = NULL;
+  bfs_traffic_free(&r->traffic);
 }
 
 int64_t bfs_gpu_start(bfs_gpu *b, int64_t root, cudaStream_t s) {

@@ -24,7 +24,9 @@ static const kit_variant *const variants[] = {
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump-parents";
   paths[0] = ((const bfs_args *)params)->p.dump_parents;
-  return 1;
+  flags[1] = "--message-matrix";
+  paths[1] = ((const bfs_args *)params)->p.message_matrix;
+  return 2;
 }
 
 /* Graph500's figure of merit, and the bytes one search must move at least: each traversed
@@ -69,7 +71,7 @@ int main(int argc, char **argv) {
                       .nroots = 64,
                       .root = -1}};
   bfs_params *p = &a.p;
-  kit_option opts[KIT_RUN_NOPTS + 12];
+  kit_option opts[KIT_RUN_NOPTS + 13];
   int n = kit_run_options(&p->run, opts);
   opts[n].type = KIT_OPT_END;
   /* A run is --roots searches, each timed (Graph500 kernel 2), not repetitions of steps, and
@@ -99,6 +101,7 @@ int main(int argc, char **argv) {
       {"prune", KIT_OPT_FLAG, &p->prune, NULL, "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1, NULL, NULL, NULL},
       {"direction", KIT_OPT_STRING, &p->direction, "DIR", "level direction: top-down, bottom-up, or Beamer's switch between them (auto) [cpu: auto; others: top-down, the only one they have]", 1, 0, 0, "top-down|bottom-up|auto", NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},
+      {"message-matrix", KIT_OPT_STRING, &p->message_matrix, "FILE", "write the first timed search's bytes per sender and receiver, expand and fold, one JSON line per level", 1, 0, 0, NULL, NULL, NULL},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

@@ -244,7 +244,7 @@ static void mt_teardown(void *st) {
   KIT_CUDA_CHECK(cudaSetDevice(s->lead.device));
   KIT_CUDA_CHECK(cudaEventDestroy(s->col_ready));
   bfs_gpu_free(&s->lead);
-  free(s->traffic.lv);
+  bfs_traffic_free(&s->traffic);
   free(s);
 }
 

@@ -48,11 +48,26 @@ bfs_level_traffic *bfs_traffic_level(bfs_traffic *t, int level) {
     const int cap = level + 64;
     bfs_level_traffic *lv = realloc(t->lv, (size_t)cap * sizeof *lv);
     if (!lv) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for %d levels", cap);
+    memset(lv + t->cap, 0, (size_t)(cap - t->cap) * sizeof *lv);
     t->lv = lv;
     t->cap = cap;
   }
-  while (t->nlevels <= level) memset(&t->lv[t->nlevels++], 0, sizeof *t->lv);
+  while (t->nlevels <= level) {
+    bfs_level_traffic *l = &t->lv[t->nlevels++];
+    int64_t *keep = l->fold_to;
+    const int n = l->fold_n;
+    memset(l, 0, sizeof *l);
+    if (keep) memset(keep, 0, (size_t)n * sizeof *keep);
+    l->fold_to = keep;
+    l->fold_n = n;
+  }
   return &t->lv[level];
+}
+
+void bfs_traffic_free(bfs_traffic *t) {
+  for (int l = 0; l < t->cap; ++l) free(t->lv[l].fold_to);
+  free(t->lv);
+  memset(t, 0, sizeof *t);
 }
 
 bfs_level_traffic *bfs_level_begin(bfs_traffic *t, int level) {

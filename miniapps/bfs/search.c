@@ -130,6 +130,9 @@ int bfs_timed(void *ctx, const kit_variant *kv, void *st, kit_timing *t) {
     const int64_t nedge = bfs_traversed_edges(&r->graph, level_own);
     r->nedges[k] = (double)nedge;
     record_traffic(r, v->traffic(st), k);
+    /* --message-matrix: the first timed search's levels, pair by pair (matrix.c). */
+    if (k == 0 && p->message_matrix)
+      bfs_message_matrix_write(&r->graph, env, v->traffic(st), p->message_matrix);
 
     if (r->want_full && (p->run.verify || k == 0)) {
       gather(&r->graph, env, parent_own, level_own, r->parent, r->level);

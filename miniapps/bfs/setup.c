@@ -238,7 +238,7 @@ void bfs_free_run(void *run) {
   free(r->parent);
   free(r->level);
   free(r->oracle);
-  free(r->first.lv);
+  bfs_traffic_free(&r->first);
   free(r);
 }
 
