@@ -66,7 +66,9 @@ static int devices_shared(const kit_env *env) {
   return any;
 }
 
-int kit_comm_check(const kit_env *env, const char *app, const char *variant, const char *name) {
+int kit_comm_check(const kit_env *env, const char *app, const char *variants, const char *variant,
+                   const char *name) {
+  if (variants && !kit_variant_in(variants, variant)) return -1;
   const kit_comm k = kit_comm_of(name);
   char why[96];
 #ifndef KIT_HAVE_NCCL

@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
     if (strcmp(p.comm, "all") != 0 && strcmp(p.comm, name) != 0) continue;
     if (p.host_buffers && k != KIT_COMM_HOST) continue;
     /* A transport that cannot run here: its line says why (kit_comm_check), the sweep goes on. */
-    if (kit_comm_check(&env, "kit-halo-sweep", name, name) >= 0) continue;
+    if (kit_comm_check(&env, "kit-halo-sweep", NULL, name, name) >= 0) continue;
     kit_exchange x;
     kit_exchange_init(&x, (kit_comm)k, MPI_COMM_WORLD, down, up, most, MPI_BYTE, 1, p.host_buffers);
     for (double b = p.min; b <= p.max; b *= 4) {

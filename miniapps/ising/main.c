@@ -50,8 +50,7 @@ static int context(const kit_env *env, void *params, const kit_variant *v, int g
 static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
                 double *device) {
   const ising_params *p = params;
-  const int rc =
-      kit_variant_in(ISING_COMM_VARIANTS, v->name) ? kit_comm_check(env, "ising", v->name, p->comm) : -1;
+  const int rc = kit_comm_check(env, "ising", ISING_COMM_VARIANTS, v->name, p->comm);
   if (rc >= 0) return rc;
   return ising_run_plan(env, params, v, gpus, host, device);
 }

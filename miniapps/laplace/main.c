@@ -45,8 +45,7 @@ static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus
                            "laplace: --size: %d z-planes cannot be split over %d ranks x %d GPUs (each GPU "
                            "needs at least one plane)",
                            p->size[2], env->nranks, gpus);
-  const int rc =
-      kit_variant_in(LAPLACE_COMM_VARIANTS, v->name) ? kit_comm_check(env, "laplace", v->name, p->comm) : -1;
+  const int rc = kit_comm_check(env, "laplace", LAPLACE_COMM_VARIANTS, v->name, p->comm);
   if (rc >= 0) return rc;
   if (p->run.restart) {
     /* The whole file, now: a checkpoint of another problem, or a damaged one, is bad input. */

@@ -107,8 +107,7 @@ int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, d
                            p->size[2], env->nranks, gpus);
   /* A transport this machine cannot run (not built, an MPI that is not CUDA-aware, NCCL on
    * ranks that share a GPU, IPC across nodes) skips, exit 77 (kit/exchange.h). */
-  const int crc =
-      kit_variant_in(LBM_COMM_VARIANTS, v->name) ? kit_comm_check(env, "lbm", v->name, p->comm) : -1;
+  const int crc = kit_comm_check(env, "lbm", LBM_COMM_VARIANTS, v->name, p->comm);
   if (crc >= 0) return crc;
   if (p->run.restart) {
     /* The whole file now (header and checksum): a checkpoint of another problem, or a

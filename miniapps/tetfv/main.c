@@ -42,8 +42,7 @@ static void set_cpu_fraction(void *ctx, double f) {
 static int plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host,
                 double *device) {
   const tetfv_params *p = params;
-  const int rc =
-      kit_variant_in(TETFV_COMM_VARIANTS, v->name) ? kit_comm_check(env, "tetfv", v->name, p->comm) : -1;
+  const int rc = kit_comm_check(env, "tetfv", TETFV_COMM_VARIANTS, v->name, p->comm);
   if (rc >= 0) return rc;
   return tetfv_plan(env, params, v, gpus, host, device);
 }

@@ -12,23 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "params.h"
 #include "tetfv.h"
 
 namespace {
 
 tetfv_params params(const char *flux, const char *bc = "neumann", double aniso = 0.0) {
-  tetfv_params p;
-  std::memset(&p, 0, sizeof p);
-  p.run = kit_run_defaults();
-  p.run.iters = 10;
-  p.kappa = 1.0;
-  p.aniso = aniso;
-  p.fibres = "rotating";
-  p.flux = flux;
-  p.bc = bc;
-  p.safety = 0.9;
-  p.init = "mode";
-  return p;
+  return tetfv_test_params(flux, bc, aniso, "mode");
 }
 
 std::string write_file(const std::string &name, const std::string &text) {

@@ -9,6 +9,7 @@
 
 #include "gpu_block.h"
 #include "kit/runtime.h"
+#include "params.h"
 #include "tetfv.h"
 
 #define SKIP_WITHOUT_GPU() \
@@ -27,17 +28,7 @@ struct Part {
     tetfv_mesh_box(&m, n, 0.3, 1, 11);
     char err[256];
     EXPECT_EQ(tetfv_mesh_connect(&m, err, sizeof err), 0) << err;
-    tetfv_params p;
-    std::memset(&p, 0, sizeof p);
-    p.run = kit_run_defaults();
-    p.run.iters = 10;
-    p.kappa = 1.0;
-    p.aniso = 3.0;
-    p.fibres = "rotating";
-    p.flux = "corrected";
-    p.bc = "neumann";
-    p.safety = 0.9;
-    p.init = "random";
+    tetfv_params p = tetfv_test_params("corrected", "neumann", 3.0, "random");
     tetfv_assembly_info info;
     tetfv_assemble(&p, &m, &g, &info);
     std::vector<int> part(m.ncells);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "params.h"
 #include "tetfv.h"
 
 namespace {
@@ -46,17 +47,7 @@ struct Problem {
     else
       EXPECT_EQ(tetfv_read_msh(mesh.c_str(), &m, err, sizeof err), 0) << err;
     EXPECT_EQ(tetfv_mesh_connect(&m, err, sizeof err), 0) << err;
-    tetfv_params p;
-    std::memset(&p, 0, sizeof p);
-    p.run = kit_run_defaults();
-    p.run.iters = 10;
-    p.kappa = 1.0;
-    p.aniso = 1.0;
-    p.fibres = "rotating";
-    p.flux = "corrected";
-    p.bc = "neumann";
-    p.safety = 0.9;
-    p.init = "random";
+    tetfv_params p = tetfv_test_params("corrected", "neumann", 1.0, "random");
     tetfv_assembly_info info;
     tetfv_assemble(&p, &m, &g, &info);
     u0.resize((size_t)m.ncells);

@@ -45,10 +45,12 @@ extern const char *const kit_comm_names[KIT_COMM_COUNT];
 
 /* The transport of that name (the option table has checked it is one). */
 kit_comm kit_comm_of(const char *name);
-/* Can `name` run here? -1 if so; otherwise one line and the exit code: 77 for a transport not
- * built into this binary (NCCL) or not supported by this machine's MPI (cuda-aware). Every
- * rank gets the same answer. */
-int kit_comm_check(const kit_env *env, const char *app, const char *variant, const char *name);
+/* Can `name` run here? -1 if so, or if `variant` is not one of `variants` ("a|b": the
+ * variants that take --comm; NULL: every one), which then exchanges its own way; otherwise
+ * one line and the exit code: 77 for a transport not built into this binary (NCCL) or not
+ * supported by this machine's MPI (cuda-aware). Every rank gets the same answer. */
+int kit_comm_check(const kit_env *env, const char *app, const char *variants, const char *variant,
+                   const char *name);
 /* 1 if this MPI library can read device memory (MPIX_Query_cuda_support). */
 int kit_mpi_cuda_aware(void);
 
