@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-suite.sh [BENCH_MODES...]: everything a GPU check needs, in one run on the GPU
-# machine (../shared/DEVICE.md): unpack the carried Debian packages (.deps/), configure and
+# machine (docs/devices.md): unpack the carried Debian packages (.deps/), configure and
 # build, run the gpu, smoke and mpi tests, run the named benchmark sweeps (laplace:
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
@@ -21,7 +21,7 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export KIT_CEILING_CACHE=$OUT/ceilings.txt
-# NVLink multicast stays off on these machines (../shared/DEVICE.md); exchange.c sets the NCCL
+# NVLink multicast stays off on these machines (docs/devices.md); exchange.c sets the NCCL
 # one too where the user has not.
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} NVSHMEM_DISABLE_NVLS=${NVSHMEM_DISABLE_NVLS:-1}
 log() { echo "== [${SECONDS}s] $*" | tee -a "$OUT/suite.log"; }

@@ -348,7 +348,7 @@ void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int 
 #ifdef KIT_HAVE_NCCL
   if (kind == KIT_COMM_NCCL) {
     /* NVLink SHARP (multicast) stays off unless the user asks for it: the kit's GPU machines
-     * may not use it (../shared/DEVICE.md), and plain point-to-point messages gain nothing. */
+     * may not use it (docs/devices.md), and plain point-to-point messages gain nothing. */
     setenv("NCCL_NVLS_ENABLE", "0", 0);
     int rank = 0, size = 1;
     KIT_MPI_CHECK(MPI_Comm_rank(comm, &rank));
