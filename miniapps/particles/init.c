@@ -8,7 +8,9 @@
  * --input format (text, '#' starts a comment to the end of the line, blank lines ignored):
  *   N                      particle count, >= 2
  *   LX LY LZ               box edges, > 0
- *   id x y z vx vy vz      N lines; ids 0..N-1, each once, in any order; 0 <= x < LX ... */
+ *   id x y z vx vy vz      N lines; ids 0..N-1, each once, in any order; 0 <= x < LX ...
+ * or a LAMMPS data file (atom_style atomic, orthogonal box): pt_read_header and
+ * pt_read_particles hand such a file to lammps_io.c (pt_input_is_lammps: README.md's rule). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 #include "geometry.h"
 #include "kit/check.h"
 #include "kit/philox.h"
+#include "lammps_io.h"
 #include "particles.h"
 #include "reader.h"
 
@@ -205,6 +208,13 @@ static int read_header(pt_reader *r, long long *n, double box[3], char *err, siz
 }
 
 int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen) {
+  if (pt_input_is_lammps(path)) {
+    pt_lammps_header h;
+    if (pt_lammps_read_header(path, &h, err, errlen) != 0) return -1;
+    *n = h.n;
+    for (int a = 0; a < 3; ++a) box[a] = h.hi[a] - h.lo[a];
+    return 0;
+  }
   pt_reader r;
   if (pt_reader_open(&r, path, err, errlen) != 0) return -1;
   const int rc = read_header(&r, n, box, err, errlen);
@@ -214,6 +224,7 @@ int pt_read_header(const char *path, long long *n, double box[3], char *err, siz
 
 int pt_read_particles(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particles *out, char *err,
                       size_t errlen) {
+  if (pt_input_is_lammps(p->input)) return pt_lammps_read_particles(p, keep, arg, out, NULL, err, errlen);
   pt_reader r;
   if (pt_reader_open(&r, p->input, err, errlen) != 0) return -1;
   long long n;

@@ -7,7 +7,8 @@
  *   build/bin/particles --variant list
  *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
  *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100
- *   mpiexec -n 4 build/bin/particles --domain tube --cells 12,10,6 --rc 2.0 --iters 50 */
+ *   mpiexec -n 4 build/bin/particles --domain tube --cells 12,10,6 --rc 2.0 --iters 50
+ *   build/bin/particles --input lmp.data --iters 40 --dump-lammps traj.lammpstrj --dump-every 10 */
 #include <stdio.h>
 
 #include "kit/app.h"
@@ -39,7 +40,8 @@ static int outputs(const void *params, const char **flags, const char **paths) {
   const pt_params *p = params;
   flags[0] = "--dump", paths[0] = p->dump;
   flags[1] = "--dump-cells", paths[1] = p->dump_cells;
-  return 2;
+  flags[2] = "--dump-lammps", paths[2] = p->dump_lammps;
+  return 3;
 }
 
 /* hybrid: its CPU cells of share f (kit_cpu_planes over the owned cells, as hybrid.c). */
@@ -66,7 +68,7 @@ int main(int argc, char **argv) {
                          .max_drift = 1e-4},
                    .allpairs = 4000};
   pt_params *p = &pb.p;
-  kit_option opts[KIT_RUN_NOPTS + 16];
+  kit_option opts[KIT_RUN_NOPTS + 17]; /* the app's 16 rows and the END */
   int n = kit_run_options(&p->run, opts);
   /* One row per flag, read as --help prints them. */
   /* clang-format off */
@@ -77,13 +79,15 @@ int main(int argc, char **argv) {
       {"rc", KIT_OPT_DOUBLE, &p->rc, "RC", "cutoff of the pair potential", 1.0, 100, 0, NULL, NULL, NULL},
       {"dt", KIT_OPT_DOUBLE, &p->dt, "DT", "velocity-Verlet time step", 1e-6, 0.05, 0, NULL, NULL, NULL},
       {"shift", KIT_OPT_FLAG, &p->shift, NULL, "shift the potential to zero at rc (energy conserved)", 1, 0, 1, NULL, NULL, NULL},
-      {"input", KIT_OPT_STRING, &p->input, "FILE", "particles from a text file (README.md: format) instead of the lattice", 1, 0, 0, NULL, NULL, NULL},
+      {"input", KIT_OPT_STRING, &p->input, "FILE", "particles from a text file (the kit's format or a LAMMPS data file, README.md) instead of the lattice", 1, 0, 0, NULL, NULL, NULL},
       {"domain", KIT_OPT_STRING, &p->domain, "box|tube|FILE", "periodic box, built-in branching tube (--cells voxels), or a voxel mask file (README.md); walls, METIS", 1, 0, 0, NULL, NULL, NULL},
       {"ranks", KIT_OPT_CUSTOM, p->ranks, "PX,PY,PZ", "rank grid of --domain box (multi-thread: of ranks x threads tiles; default: MPI_Dims_create)", 1, 0, 0, NULL, parse_ranks, &pb.ranks_given},
       {"thermo", KIT_OPT_INT, &p->thermo, "N", "steps between thermodynamic lines (0: iters/10)", 0, 1e9, 0, NULL, NULL, NULL},
       {"max-drift", KIT_OPT_DOUBLE, &p->max_drift, "TOL", "with --shift: bound on max |E(t)-E(0)|/|E(0)|", 1e-16, 1.0, 0, NULL, NULL, &pb.drift_given},
       {"allpairs-max", KIT_OPT_DOUBLE, &pb.allpairs, "N", "O(N^2) checks and the oracle up to N particles", 0, 1e7, 0, NULL, NULL, NULL},
       {"dump", KIT_OPT_STRING, &p->dump, "FILE", "write id x y z vx vy vz per particle by id (raw doubles)", 1, 0, 0, NULL, NULL, NULL},
+      {"dump-lammps", KIT_OPT_STRING, &p->dump_lammps, "FILE", "write a LAMMPS text dump (id type x y z vx vy vz) at step 0, every --dump-every steps and the last", 1, 0, 0, NULL, NULL, NULL},
+      {"dump-every", KIT_OPT_INT, &p->dump_every, "N", "steps between --dump-lammps frames (0: the first and the last step only)", 0, 1e9, 0, NULL, NULL, &pb.dump_every_given},
       {"dump-cells", KIT_OPT_STRING, &p->dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
   };
   /* clang-format on */
@@ -116,6 +120,7 @@ int main(int argc, char **argv) {
       .set_cpu_fraction = set_cpu_fraction,
       .cpu_unit = "cells",
       .started = pt_restart_check_forces,
+      .timed = pt_timed,
       .measure = measure,
       .describe = pt_describe,
       .checkpoint = pt_checkpoint,

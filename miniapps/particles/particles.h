@@ -33,7 +33,10 @@ typedef struct pt_params {
   double rc;                  /* cutoff (--rc) */
   double dt;                  /* time step (--dt) */
   int shift;                  /* --shift: energy-shifted potential, continuous at rc */
-  const char *input;          /* --input FILE: particles from a text file instead of the lattice */
+  const char *input;          /* --input FILE: particles from a text file (the kit's format or a
+                                 LAMMPS data file, lammps_io.h) instead of the lattice */
+  int input_lammps;           /* --input is a LAMMPS data file (pt_input_is_lammps) */
+  double origin[3];           /* its xlo ylo zlo (positions are x - xlo); 0 otherwise */
   const char *domain;         /* --domain: "box" (periodic), "tube" or a voxel mask FILE (walls) */
   const struct pt_geom *geom; /* the irregular domain (geometry.h); NULL for the periodic box */
   const char *dump_cells;     /* --dump-cells FILE: the decomposition, one line per occupied cell */
@@ -43,6 +46,8 @@ typedef struct pt_params {
   double max_drift;           /* --max-drift: bound on max_t |E(t) - E(0)| / |E(0)| (with --shift) */
   long long allpairs_max;     /* --allpairs-max: the O(N^2) checks run up to this many particles */
   const char *dump;           /* --dump FILE: id x y z vx vy vz per particle, by id, raw doubles */
+  const char *dump_lammps;    /* --dump-lammps FILE: a LAMMPS text dump (lammps_io.h) */
+  int dump_every;             /* --dump-every N: its frames (0: the first and the last) */
   int start_step;             /* --restart: the checkpoint's step; the run does iters - start_step */
   /* Derived by pt_derive() (or from the --input header). */
   long long n;        /* particle count */
@@ -183,7 +188,8 @@ void pt_lattice(const pt_params *p, pt_keep_fn keep, const void *arg, pt_particl
 /* The position of fcc site `site` of the p->cells lattice (with p->geom, particle id's site is
  * p->geom->site[id]). */
 void pt_lattice_site(const pt_params *p, int64_t site, double x[3]);
-/* --input: the header (count and box). Returns 0, or -1 with "line L: reason" in err. */
+/* --input: the header (count and box). Returns 0, or -1 with "line L: reason" in err. A
+ * LAMMPS data file (pt_input_is_lammps) is read by lammps_io.c: box = hi - lo. */
 int pt_read_header(const char *path, long long *n, double box[3], char *err, size_t errlen);
 /* --input: every particle line, validated (fields, numbers, ids 0..N-1 once, inside the box);
  * keeps those `keep` accepts. Returns 0, or -1 with "line L: reason" in err. */

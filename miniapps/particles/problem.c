@@ -16,6 +16,7 @@
 #include "kit/checkpoint.h"
 #include "kit/driver.h"
 #include "kit/input.h"
+#include "lammps_io.h"
 #include "verify.h"
 
 /* Who owns what: the tile grid (the rank grid, or ranks x threads for multi-thread), tile q
@@ -235,6 +236,14 @@ static int build_domain(pt_problem *pb, const kit_env *env) {
                    pt_read_particles(p, NULL, NULL, NULL, err, sizeof err) == 0;
     snprintf(why, sizeof why, "particles: --input %s: %s", p->input, err); /* kit_agree escapes it */
     if (kit_agree(env, ok, why)) return KIT_EXIT_USAGE;
+    /* A LAMMPS data file: its box's lower corner, what --dump-lammps adds back. */
+    p->input_lammps = pt_input_is_lammps(p->input);
+    if (p->input_lammps) {
+      pt_lammps_header h;
+      if (pt_lammps_read_header(p->input, &h, err, sizeof err) != 0)
+        kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed while reading: %s", err);
+      memcpy(p->origin, h.lo, sizeof p->origin);
+    }
     pt_derive_cells(p);
   } else {
     pt_derive(p);
@@ -372,7 +381,7 @@ static void memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int 
    * of this rank's tiles, shell included (a sparse box's cost, not its particles'). */
   const double n = (double)p->n, tile_cells = pt_tile_cells_max(p->nc, pb->dims);
   *host = 500.0 * n / env->nranks + 1e6 + PT_CELL_HOST_BYTES * tile_cells * T;
-  if (env->rank == 0 && (p->n <= p->allpairs_max || p->dump)) *host += 300.0 * n;
+  if (env->rank == 0 && (p->n <= p->allpairs_max || p->dump || p->dump_lammps)) *host += 300.0 * n;
   if (p->run.restart) *host += 8.0 * PT_REC * n; /* the checkpoint, on every rank */
   /* GPU variants: pinned mirrors (about 100 bytes a particle with the copies) and the fetch;
    * on the device about 700 bytes a particle slot (two sets for the sort, forces, the
@@ -400,6 +409,8 @@ int pt_check(const kit_env *env, void *params, const char *variant) {
         env, "particles: --gpus: multi-thread drives at most %d GPUs (threads) per process", PT_MT_MAX_GPUS);
   if (p->run.checkpoint_every > 0 && !p->run.checkpoint)
     return kit_usage_error(env, "particles: --checkpoint-every needs --checkpoint FILE");
+  if (pb->dump_every_given && !p->dump_lammps)
+    return kit_usage_error(env, "particles: --dump-every needs --dump-lammps FILE");
   if (pb->drift_given && !p->shift)
     return kit_usage_error(
         env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
@@ -481,6 +492,8 @@ int pt_context(const kit_env *env, void *params, const kit_variant *v, int gpus,
 
 void pt_run_free(void *ctx) {
   pt_run *r = ctx;
+  if (r->lmp) fclose(r->lmp); /* a run that ended early: its frames so far */
+  free(r->lmp_types);
   pt_decomp_free(&r->c.dec);
   pt_particles_free(&r->init);
   free(r);
@@ -525,6 +538,65 @@ void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
                         (uint64_t)PT_REC * (uint64_t)got);
   }
   free(all);
+}
+
+/* --dump-lammps: the frame of `step` (collective: the gather; rank 0 writes). The file is
+ * opened at the first frame; with a LAMMPS --input rank 0 reads each atom's type then. */
+static void lammps_frame(pt_run *r, const kit_variant *v, void *st, int step) {
+  const pt_params *p = r->c.p;
+  long long got = 0;
+  double *all = pt_gather((const pt_variant *)v, st, MPI_COMM_WORLD, &got);
+  if (r->c.env->rank == 0) {
+    if (got != p->n)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--dump-lammps: %lld particles gathered, expected %lld",
+              got, p->n);
+    if (!r->lmp) {
+      if (p->input_lammps) {
+        char err[300];
+        r->lmp_types = kit_malloc((size_t)p->n * sizeof *r->lmp_types, "--dump-lammps types");
+        if (pt_lammps_read_particles(p, NULL, NULL, NULL, r->lmp_types, err, sizeof err) != 0)
+          kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--input changed during the run: %s", err);
+      }
+      r->lmp = kit_output_open("--dump-lammps", p->dump_lammps, "w");
+    }
+    pt_lammps_write_frame(r->lmp, step, p->origin, p->box, p->geom != NULL, all, got, r->lmp_types);
+  }
+  free(all);
+}
+
+/* Between chunks of the last repetition: the frames and checkpoints due after `done` steps. */
+typedef struct between_arg {
+  pt_run *r;
+  const kit_variant *v;
+  int todo, every_dump, every_ck; /* every_ck 0: no --checkpoint */
+} between_arg;
+static void between(void *arg, void *st, int done) {
+  const between_arg *b = arg;
+  const int start = b->r->c.p->start_step, last = done == b->todo;
+  if (last || done % b->every_dump == 0) lammps_frame(b->r, b->v, st, start + done);
+  if (b->every_ck && (last || done % b->every_ck == 0)) pt_checkpoint(b->r, b->v, st, start + done);
+}
+
+int pt_timed(void *ctx, const kit_variant *v, void *st, kit_timing *t) {
+  pt_run *r = ctx;
+  const pt_params *p = r->c.p;
+  if (!p->dump_lammps) return 0;
+  kit_run todo = p->run;
+  todo.iters = p->run.iters - p->start_step;
+  between_arg b = {r, v, todo.iters, p->dump_every > 0 ? p->dump_every : todo.iters, 0};
+  if (p->run.checkpoint) b.every_ck = p->run.checkpoint_every > 0 ? p->run.checkpoint_every : todo.iters;
+  int every = b.every_dump;
+  for (int c = b.every_ck; c > 0;) { /* gcd: a chunk boundary at every frame and checkpoint */
+    const int rest = every % c;
+    every = c;
+    c = rest;
+  }
+  lammps_frame(r, v, st, p->start_step); /* the state set up: step 0 (or --restart's step) */
+  const kit_chunking chunks = {every, between, &b};
+  *t = kit_time_variant(&todo, st, v->run, v->reset, v->halo ? v->halo(st) : NULL, &chunks);
+  if (r->c.env->rank == 0) kit_output_close(r->lmp, "--dump-lammps", p->dump_lammps);
+  r->lmp = NULL;
+  return 1;
 }
 
 void pt_problem_free(pt_problem *pb) {

@@ -3,6 +3,8 @@
  * each rank's initial particles. Bernaschi et al. Sec. 3.2.1; README.md in this folder. */
 #ifndef PARTICLES_PROBLEM_H
 #define PARTICLES_PROBLEM_H
+#include <stdio.h>
+
 #include "geometry.h"
 #include "kit/app.h"
 #include "particles.h"
@@ -13,7 +15,7 @@
 /* The app's parameters (kit_app.params): the flags, and what the prologue's hooks derive. */
 typedef struct pt_problem {
   pt_params p; /* first member: the flags the variants see */
-  int cells_given, density_given, temp_given, ranks_given, drift_given;
+  int cells_given, density_given, temp_given, ranks_given, drift_given, dump_every_given;
   double allpairs;             /* --allpairs-max as parsed (a double row), into p.allpairs_max */
   int irregular;               /* --domain tube or FILE: walls, METIS parts instead of a grid */
   pt_geom geom;                /* the irregular domain (p.geom points here) */
@@ -30,6 +32,8 @@ typedef struct pt_run {
   pt_particles init; /* this rank's initial particles */
   int cl[4], nb[2];  /* this rank's tiles: internal, frontier, external cells, neighbour
                         tiles; the most connections and neighbour tiles of one tile */
+  FILE *lmp;         /* --dump-lammps, open on rank 0 between its first and last frame */
+  int *lmp_types;    /* rank 0: each atom's LAMMPS type by id (a LAMMPS --input), or NULL */
 } pt_run;
 
 /* kit_main's hooks (kit/app.h), problem.c. check: the flag rules, the domain (its files read
@@ -47,6 +51,11 @@ void pt_run_free(void *ctx);
 void pt_restart_check_forces(void *ctx, const kit_variant *v, void *st);
 /* kit_app.checkpoint: every particle's record after `step` steps, gathered, written by rank 0. */
 void pt_checkpoint(void *ctx, const kit_variant *v, void *st, int step);
+/* kit_app.timed: with --dump-lammps, kit_main's own loop (kit_time_variant: warm-up, profiled
+ * pass, repetitions) with the frames between chunks of the last repetition, and the step-0
+ * frame before it, for every variant alike (the frames are gathered with fetch, as
+ * checkpoints are; --checkpoint's writes stay where they were). 0 without --dump-lammps. */
+int pt_timed(void *ctx, const kit_variant *v, void *st, kit_timing *t);
 void pt_problem_free(pt_problem *pb);
 
 /* report.c, kit_app's describe (the report's params: params is the pt_problem) and finish

@@ -20,6 +20,7 @@
 #include "exchange.h"
 #include "frontier.h"
 #include "kit/graph_part.h"
+#include "lammps_io.h"
 #include "lj.h"
 #include "particles.h"
 #include "walls.h"
@@ -571,6 +572,147 @@ TEST(particles, InputErrorsNameTheLine) {
       0u);
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n"), "line 4: expected 2 particles, the file ends after 1");
   EXPECT_EQ(read_error("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 nan\n").rfind("line 4:", 0), 0u);
+}
+
+// LAMMPS data files (lammps_io.c): read through pt_read_header / pt_read_particles, which
+// tell them from the kit's format by an "N atoms" header line after the title line.
+namespace {
+struct lmp_result {
+  std::string err = "ok";
+  long long n = 0;
+  double box[3] = {0, 0, 0};
+  int detected = 0;
+  std::vector<long long> id;
+  std::vector<double> x, v;
+  std::vector<int> types;
+};
+lmp_result lmp_read(const std::string &text, double rc = 2.5) {
+  char path[] = "/tmp/pt_lammps_XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  lmp_result r;
+  r.detected = pt_input_is_lammps(path);
+  pt_params p;
+  std::memset(&p, 0, sizeof p);
+  p.input = path;
+  p.rc = rc;
+  char err[300] = "";
+  pt_particles out = {};
+  int rc_ = pt_read_header(path, &r.n, r.box, err, sizeof err);
+  if (rc_ == 0) rc_ = pt_read_particles(&p, nullptr, nullptr, &out, err, sizeof err);
+  if (rc_ == 0 && r.detected) {
+    r.types.assign((size_t)r.n, 0);
+    rc_ = pt_lammps_read_particles(&p, nullptr, nullptr, nullptr, r.types.data(), err, sizeof err);
+  }
+  std::remove(path);
+  if (rc_ != 0) r.err = err;
+  for (long long i = 0; i < out.n; ++i) {
+    r.id.push_back(out.id[i]);
+    for (int a = 0; a < 3; ++a) {
+      r.x.push_back(out.x[3 * i + a]);
+      r.v.push_back(out.v[3 * i + a]);
+    }
+  }
+  pt_particles_free(&out);
+  return r;
+}
+const char *const kLmpHead =
+    "title line: 3 atoms here, or anything\n\n3 atoms\n2 atom types\n"
+    "-2 6 xlo xhi\n0 8 ylo yhi\n10 18 zlo zhi\n\n";
+const char *const kLmpAtoms = "Atoms # atomic\n\n3 2 1 1 11\n1 1 -1.5 4 17.5 1 0 -1\n2 1 6.5 -0.25 9 0 0 0\n";
+}  // namespace
+
+TEST(particles, LammpsDataFileRead) {
+  // The kit's format is not taken for LAMMPS, and a LAMMPS file is; ids 1..N become 0..N-1,
+  // positions x - xlo wrapped into [0, L), types kept, velocities from their own section.
+  EXPECT_EQ(lmp_read("2\n8 8 8\n0 1 1 1 0 0 0\n1 4 4 4 0 0 0\n").detected, 0);
+  const lmp_result r = lmp_read(std::string(kLmpHead) +
+                                "Masses\n\n1 1\n2 1.0 # t2\n\nPair Coeffs # lj/cut\n\n1 1 1\n2 1 1\n\n" +
+                                kLmpAtoms + "\nVelocities\n\n2 0.5 0 0\n3 0 0.25 0\n1 0 0 -1\n");
+  ASSERT_EQ(r.err, "ok");
+  EXPECT_EQ(r.detected, 1);
+  EXPECT_EQ(r.n, 3);
+  EXPECT_EQ(r.box[0], 8.0);
+  EXPECT_EQ(r.box[1], 8.0);
+  EXPECT_EQ(r.box[2], 8.0);
+  ASSERT_EQ(r.id.size(), 3u);
+  EXPECT_EQ(r.id[0], 2);  // file order
+  EXPECT_EQ(r.id[1], 0);
+  EXPECT_EQ(r.id[2], 1);
+  const double want_x[9] = {3, 1, 1, 0.5, 4, 7.5, 0.5, 7.75, 7};  // x - lo, wrapped
+  for (int k = 0; k < 9; ++k) EXPECT_EQ(r.x[k], want_x[k]) << k;
+  const double want_v[9] = {0, 0.25, 0, 0, 0, -1, 0.5, 0, 0};
+  for (int k = 0; k < 9; ++k) EXPECT_EQ(r.v[k], want_v[k]) << k;
+  EXPECT_EQ(r.types, (std::vector<int>{1, 1, 2}));
+  // No Velocities section: at rest. A coordinate that rounds to L when wrapped lands below it.
+  const lmp_result z = lmp_read(std::string(kLmpHead) +
+                                "Atoms\n\n1 1 -2.0000000000000004 0 10\n2 1 0 4 14\n3 1 4 4 "
+                                "4\n");
+  ASSERT_EQ(z.err, "ok");
+  EXPECT_EQ(z.v, std::vector<double>(9, 0.0));
+  EXPECT_LT(z.x[0], 8.0);
+  EXPECT_EQ(z.x[0], std::nextafter(8.0, 0.0));
+  EXPECT_EQ(z.x[8], 2.0);  // 4 - 10 + 8
+}
+
+TEST(particles, LammpsDataFileErrorsNameTheLine) {
+  const std::string h = kLmpHead, a = kLmpAtoms;
+  auto err = [](const std::string &t, double rc = 2.5) { return lmp_read(t, rc).err; };
+  EXPECT_EQ(err(h + "Masses\n\n1 1\n2 1\n"), "line 13: no Atoms section");
+  EXPECT_EQ(err(h + "Masses\n\n1 1\n2 2.5\n\n" + a),
+            "line 12: type 2 has mass 2.5; the kit's model has m = 1 for every atom");
+  EXPECT_EQ(err(h + "Masses\n\n1 1\n1 1\n\n" + a), "line 12: type 1 appears twice in Masses");
+  EXPECT_EQ(err(h + "Pair Coeffs # lj/cut\n\n1 1 1\n2 1 1.1\n\n" + a),
+            "line 12: epsilon 1, sigma 1.1000000000000001; the kit's model has epsilon = sigma = 1");
+  EXPECT_EQ(err(h + "Pair Coeffs # lj/cut/coul/long\n\n1 1 1\n2 1 1\n\n" + a),
+            "line 9: Pair Coeffs of pair style 'lj/cut/coul/long': the kit's model is lj/cut");
+  EXPECT_EQ(err(h + "PairIJ Coeffs # lj/cut\n\n1 1 1 1 2.5\n1 2 1 1 2.5\n2 2 1 1 2.5\n\n" + a), "ok");
+  EXPECT_EQ(err(h + "PairIJ Coeffs # lj/cut\n\n1 1 1 1 2.5\n1 2 1 1 3\n2 2 1 1\n\n" + a),
+            "line 12: pair 1 2 has cutoff 3, the run's --rc is 2.5");
+  EXPECT_EQ(err(h + "Atoms # full\n\n1 1 1 0 1 1 1\n"),
+            "line 9: the Atoms section is atom_style 'full': only atomic is read");
+  EXPECT_EQ(err(h + "Velocities\n\n1 0 0 0\n2 0 0 0\n3 0 0 0\n\n" + a),
+            "line 9: the Velocities section comes before the Atoms section");
+  EXPECT_EQ(err(h + a + "\nVelocities\n\n1 0 0 0\n3 0 0 0\n1 0 0 0\n"),
+            "line 19: the velocity of atom 1 appears twice");
+  EXPECT_EQ(err(h + a + "\nVelocities\n\n1 0 0 0\n3 0 0\n"),
+            "line 18: expected 'id vx vy vz': too few fields");
+  EXPECT_EQ(err(h + a + "4 1 1 1 1\n"), "line 14: more lines in the Atoms section than the header gives");
+  EXPECT_EQ(
+      err(h + a + "\nBonds\n\n1 1 1 2\n"),
+      "line 15: section 'Bonds' is not read: an atom_style atomic file has Atoms, Velocities, Masses, Pair "
+      "Coeffs, PairIJ Coeffs");
+  EXPECT_EQ(err(h + a + "\nAtoms\n\n"), "line 15: a second Atoms section");
+  EXPECT_EQ(err(h + "Atoms\n\n1 1 1 1 11\n2 1 4 4 14\n"),
+            "line 13: the file ends after 2 of the 3 lines of the Atoms section (the header's 3 atoms)");
+  EXPECT_EQ(
+      err(h + "Atoms\n\n1 1 1 1 11 0 0\n"),
+      "line 11: expected 'id type x y z' or 'id type x y z ix iy iz' (atom_style atomic), found 7 fields");
+  EXPECT_EQ(err(h + "Atoms\n\n1 3 1 1 11\n"),
+            "line 11: atom 1: type 3 is not an integer in [1, 2] (the header's atom types)");
+  EXPECT_EQ(err(h + "Atoms\n\n1 1 1 1 11 0 0.5 0\n"),
+            "line 11: atom 1: the image flags ix iy iz must be integers");
+  EXPECT_EQ(err(h + "Atoms\n\n1 1 1 1 inf\n"),
+            "line 11: expected 'id type x y z [ix iy iz]': a number is out of range or not finite");
+  // The header.
+  EXPECT_EQ(err("t\n3 atoms\n1 atom types\n0 8 xlo xhi\n0 8 ylo yhi\n\nAtoms\n\n"),
+            "line 7: the header has no 'zlo zhi' line");
+  EXPECT_EQ(err("t\n3 atoms\n0 8 xlo xhi\n0 8 ylo yhi\n0 8 zlo zhi\nAtoms\n"),
+            "line 6: the header has no 'N atom types' line");
+  EXPECT_EQ(err("t\n3 atoms\n1 atom types\n8 0 xlo xhi\n"), "line 4: 'xlo xhi' needs two numbers xlo < xhi");
+  EXPECT_EQ(err("t\n3 atoms\n3 atoms\n"), "line 3: a second 'atoms' line");
+  EXPECT_EQ(err("t\n3 atoms\n2 bonds\n"),
+            "line 3: 'bonds' must be one number, 0: only atom_style atomic is read");
+  EXPECT_EQ(err("t\n3 atoms\n0 bonds\n1 atom types\n0 8 xlo xhi\n0 8 ylo yhi\n0 8 zlo zhi\n1 0 0 avec\n"),
+            "line 8: 'avec': a triclinic box is not supported (orthogonal boxes only)");
+  EXPECT_EQ(err("t\n3 atoms\n7 widgets\n"), "line 3: unknown header keyword 'widgets'");
+  EXPECT_EQ(err("t\n3 atoms\n4 5\n"),
+            "line 3: a header line without a keyword (expected 'N atoms', 'xlo xhi', ...)");
+  EXPECT_EQ(err("t\n2.5 atoms\n"), "line 2: the atom count must be one integer >= 2 ('N atoms')");
+  EXPECT_EQ(err("t\n900000000 atoms\n"),
+            "line 2: 900000000 atoms announced, more than a file of 18 bytes can hold");
 }
 
 // The tiling limits, counted in 64 bits: 65534 x 65534 x 3 cells (whose int count once
