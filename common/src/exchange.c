@@ -13,6 +13,9 @@
 #ifdef KIT_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
+#ifdef KIT_HAVE_NVSHMEM
+#include "exchange_nvshmem.h"
+#endif
 #ifdef KIT_HAVE_NCCL
 #include <nccl.h>
 /* NCCL's calls, checked like every CUDA and MPI call (exit 3 with the call and the reason). */
@@ -33,7 +36,7 @@
 #endif
 #endif
 
-const char *const kit_comm_names[KIT_COMM_COUNT] = {"host", "ipc", "nccl", "cuda-aware"};
+const char *const kit_comm_names[KIT_COMM_COUNT] = {"host", "ipc", "nccl", "nvshmem", "cuda-aware"};
 
 kit_comm kit_comm_of(const char *name) {
   for (int k = 0; k < KIT_COMM_COUNT; ++k)
@@ -77,15 +80,23 @@ int kit_comm_check(const kit_env *env, const char *app, const char *variants, co
     return kit_skip(env, app, variant, why);
   }
 #endif
-  /* A communicator takes one rank per GPU (NCCL refuses "duplicate GPU"): with more ranks
-   * than GPUs this machine cannot run it. */
-  if (k == KIT_COMM_NCCL && devices_shared(env)) {
-    snprintf(why, sizeof why, "--comm nccl: ranks share a GPU (NCCL takes one rank per GPU)");
+#ifndef KIT_HAVE_NVSHMEM
+  if (k == KIT_COMM_NVSHMEM) {
+    snprintf(why, sizeof why, "--comm nvshmem: built without NVSHMEM (KIT_NVSHMEM)");
     return kit_skip(env, app, variant, why);
   }
-  /* CUDA IPC maps memory of processes on this node only. */
-  if (k == KIT_COMM_IPC && env->local_size != env->nranks) {
-    snprintf(why, sizeof why, "--comm ipc: the job spans several nodes (CUDA IPC stays on one)");
+#endif
+  /* A communicator takes one rank per GPU (NCCL refuses "duplicate GPU", NVSHMEM one PE per
+   * GPU): with more ranks than GPUs this machine cannot run it. */
+  if ((k == KIT_COMM_NCCL || k == KIT_COMM_NVSHMEM) && devices_shared(env)) {
+    snprintf(why, sizeof why, "--comm %s: ranks share a GPU (it takes one rank per GPU)", name);
+    return kit_skip(env, app, variant, why);
+  }
+  /* CUDA IPC maps memory of processes on this node only; the kit's NVSHMEM puts read the app's
+   * own send buffers, which only a GPU of the same node can (they are not on the symmetric
+   * heap, so no network transport could send them). */
+  if ((k == KIT_COMM_IPC || k == KIT_COMM_NVSHMEM) && env->local_size != env->nranks) {
+    snprintf(why, sizeof why, "--comm %s: the job spans several nodes (this transport stays on one)", name);
     return kit_skip(env, app, variant, why);
   }
   /* Device pointers handed to an MPI that cannot read them would crash or send garbage. */
@@ -345,6 +356,9 @@ void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int 
 #ifdef KIT_HAVE_CUDA
   if (kind == KIT_COMM_IPC) ipc_init(x);
 #endif
+#ifdef KIT_HAVE_NVSHMEM
+  if (kind == KIT_COMM_NVSHMEM) kit_nvshmem_init(x);
+#endif
 #ifdef KIT_HAVE_NCCL
   if (kind == KIT_COMM_NCCL) {
     /* NVLink SHARP (multicast) stays off unless the user asks for it: the kit's GPU machines
@@ -381,6 +395,9 @@ void kit_exchange_free(kit_exchange *x) {
   if (x->nccl) KIT_NCCL_CHECK(ncclCommDestroy((ncclComm_t)x->nccl));
 #endif
   x->nccl = NULL;
+#ifdef KIT_HAVE_NVSHMEM
+  if (x->nvshmem) kit_nvshmem_free(x);
+#endif
 #ifdef KIT_HAVE_CUDA
   if (x->ipc) ipc_free(x);
 #endif
@@ -490,6 +507,13 @@ void kit_exchange_start(kit_exchange *x, void *const send[], void *const recv[],
     case KIT_COMM_IPC:
 #ifdef KIT_HAVE_CUDA
       ipc_run(x, send, recv, (cudaStream_t)stream);
+#endif
+      break;
+    case KIT_COMM_NVSHMEM:
+#ifdef KIT_HAVE_NVSHMEM
+      kit_nvshmem_run(x, send, recv, stream);
+#else
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "--comm nvshmem: built without NVSHMEM");
 #endif
       break;
     case KIT_COMM_CUDA_AWARE:

@@ -9,12 +9,14 @@
 #            would take minutes; the transports' tests verify at small L)
 #   tetfv    two-stream, box:100 (strong; 6 M cells), --reorder none (box:150 takes 70-95 s of
 #            serial set-up a run, too long for a device call per transport)
+# KIT_COMMS="host ipc nccl nvshmem" (the default) names the transports to run.
 set -u
 app=$1; out=$2; bin=${3:-build/bin/$app}
 mkdir -p "$(dirname "$out")"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+comms=${KIT_COMMS:-host ipc nccl nvshmem}
 mpi() { local np=$1; shift; run "$here/mpirun.sh" "$np" "$bin" "$@"; }
 case $app in
   laplace) exec bash "$here/laplace_sweep.sh" comm "$out" "$bin" ;;
@@ -23,21 +25,21 @@ case $app in
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
       sz="--size 256,256,$((256 * np)) --iters 50 --reps 5 --skip-oracle"
-      mpi $np --variant two-stream --comm host --halo copies $sz
-      for c in host ipc nccl; do mpi $np --variant two-stream --comm $c --halo pack $sz; done
+      case " $comms " in *" host "*) mpi $np --variant two-stream --comm host --halo copies $sz ;; esac
+      for c in $comms; do mpi $np --variant two-stream --comm $c --halo pack $sz; done
     done ;;
   ising)
     run "$bin" --variant two-stream --layout msc --size 1024 --iters 20 --reps 3 --no-verify
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
-      for c in host ipc nccl; do mpi $np --variant two-stream --layout msc --comm $c --size 1024 --iters 20 --reps 3 --no-verify; done
+      for c in $comms; do mpi $np --variant two-stream --layout msc --comm $c --size 1024 --iters 20 --reps 3 --no-verify; done
     done ;;
   tetfv)
     big="--mesh box:100 --iters 50 --reps 3 --skip-oracle --reorder none"
     run "$bin" --variant two-stream $big
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
-      for c in host ipc nccl; do mpi $np --variant two-stream --comm $c $big; done
+      for c in $comms; do mpi $np --variant two-stream --comm $c $big; done
     done ;;
   *) echo "usage: comm_sweep.sh laplace|lbm|ising|tetfv OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

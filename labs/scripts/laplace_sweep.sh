@@ -45,7 +45,7 @@ case "$mode" in
     run "$bin" --variant two-stream --size 512 --iters $it --reps 5          # 1-GPU baseline
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
-      for c in host ipc nccl; do mpi $np --variant two-stream --comm $c --size 512,512,$((512 * np)) --iters $it --reps 5; done
+      for c in ${KIT_COMMS:-host ipc nccl nvshmem}; do mpi $np --variant two-stream --comm $c --size 512,512,$((512 * np)) --iters $it --reps 5; done
     done ;;
   tune)   # kernel tile shapes (LAPLACE_TILE=bx,by,run) at 512^3, one GPU, unverified
     for tile in 128,2,16,1 128,2,16,4 128,4,32,1 128,4,32,4 128,2,64,4 64,4,64,4 32,8,64,4 256,2,32,4; do

@@ -12,6 +12,11 @@
  *               only enqueues (and trades those tokens).
  *   nccl        ncclSend/ncclRecv of the device buffers in one group on the stream: the host
  *               only enqueues (NVLink or PCIe peer copies inside NCCL).
+ *   nvshmem     one-sided puts into the neighbours' inboxes on NVSHMEM's symmetric heap (two
+ *               slots per link, used in turn), each put carrying a signal the receiver's stream
+ *               waits for; after taking a slot out, the receiver signals the writer that it
+ *               may write that slot again. Every wait is on a stream: the host only enqueues,
+ *               and trades no message per exchange (exchange_nvshmem.cu).
  *   cuda-aware  the device buffers straight to MPI (an MPI that can read device memory;
  *               none of the kit's GPU machines has one: the run skips there, exit 77).
  * A plan is a list of links (neighbours, each with its message each way: a slab's two
@@ -36,19 +41,21 @@ typedef enum kit_comm {
   KIT_COMM_HOST = 0,
   KIT_COMM_IPC,
   KIT_COMM_NCCL,
+  KIT_COMM_NVSHMEM,
   KIT_COMM_CUDA_AWARE,
   KIT_COMM_COUNT
 } kit_comm;
 /* --comm's names, in kit_comm's order, and the option table's choice list. */
 extern const char *const kit_comm_names[KIT_COMM_COUNT];
-#define KIT_COMM_CHOICES "host|ipc|nccl|cuda-aware"
+#define KIT_COMM_CHOICES "host|ipc|nccl|nvshmem|cuda-aware"
 
 /* The transport of that name (the option table has checked it is one). */
 kit_comm kit_comm_of(const char *name);
 /* Can `name` run here? -1 if so, or if `variant` is not one of `variants` ("a|b": the
  * variants that take --comm; NULL: every one), which then exchanges its own way; otherwise
- * one line and the exit code: 77 for a transport not built into this binary (NCCL) or not
- * supported by this machine's MPI (cuda-aware). Every rank gets the same answer. */
+ * one line and the exit code: 77 for a transport not built into this binary (NCCL, NVSHMEM),
+ * not supported by this machine's MPI (cuda-aware) or by the job's layout (ranks sharing a
+ * GPU: nccl, nvshmem; ranks on several nodes: ipc, nvshmem). Every rank gets the same answer. */
 int kit_comm_check(const kit_env *env, const char *app, const char *variants, const char *variant,
                    const char *name);
 /* 1 if this MPI library can read device memory (MPIX_Query_cuda_support). */
@@ -82,15 +89,18 @@ typedef struct kit_exchange {
   kit_halo halo;                /* counters (messages, bytes sent); a slab's neighbours in halo.nbr */
   int on_host;                  /* the buffers are host memory (CPU tests, host-staged apps): no copies */
   void *nccl;                   /* ncclComm_t of the communicator's ranks (nccl) */
-  void *ipc;                    /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
-  long long calls;              /* exchanges so far (ipc: which inbox slot) */
-  int pending;                  /* MPI requests kit_exchange_start left for kit_exchange_finish */
+  void *nvshmem;   /* per link: inbox offsets, signals, message counts (nvshmem; exchange_nvshmem.cu) */
+  void *ipc;       /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
+  long long calls; /* exchanges so far (ipc: which inbox slot) */
+  int pending;     /* MPI requests kit_exchange_start left for kit_exchange_finish */
 } kit_exchange;
 
 /* Sets up an exchange over `nlinks` links among the ranks of `comm` (collective: nccl makes
  * its communicator here, from a unique id rank 0 broadcasts; ipc trades memory and event
- * handles with each neighbour). The calling thread's current device is the one the buffers
- * live on. `on_host`: the buffers handed to kit_exchange_run are host memory; only `host`
+ * handles with each neighbour; nvshmem starts NVSHMEM over MPI_COMM_WORLD the first time, the
+ * same way, and allocates the inboxes on its symmetric heap, so `comm` must then hold every
+ * rank of MPI_COMM_WORLD). The calling thread's current device is the one the buffers live
+ * on. `on_host`: the buffers handed to kit_exchange_run are host memory; only `host`
  * takes them, and MPI reads and writes them directly (the plan's tests on a machine without a
  * GPU; an app that stages its own faces). */
 void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nlinks, const kit_link *links,
