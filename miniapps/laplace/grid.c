@@ -1,13 +1,11 @@
 /* grid.c: block geometry, initial state and the host sweep shared by the cpu variant,
  * the hybrid variant's CPU part and the GPU variants' set-up (laplace.h). */
-#include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kit/driver.h"
 #include "kit/philox.h"
+#include "kit/procgrid.h"
 #include "kit/slab.h"
 #include "laplace.h"
 #include "stencil.h"
@@ -33,60 +31,18 @@ laplace_block laplace_block_make_box(int i0, int nx, int j0, int ny, int k0, int
   return b;
 }
 
-int laplace_parse_procs(const char *arg, void *dest, char *err, size_t errlen) {
-  int *procs = dest;
-  long v[3];
-  const char *s = arg;
-  for (int d = 0; d < 3; ++d) {
-    char *end = NULL;
-    errno = 0;
-    v[d] = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
-    if (v[d] < 0 || errno || *end != (d < 2 ? 'x' : '\0')) {
-      snprintf(err, errlen, "'%s' is not PxQxR (ranks along x, y and z, e.g. 2x2x1)", arg);
-      return -1;
-    }
-    s = end + (d < 2);
-  }
-  for (int d = 0; d < 3; ++d)
-    if (v[d] < 1 || v[d] > 1000000) {
-      snprintf(err, errlen, "'%s': P, Q and R must be in [1, 1000000]", arg);
-      return -1;
-    }
-  for (int d = 0; d < 3; ++d) procs[d] = (int)v[d];
-  return 0;
-}
-
-int laplace_grid_is_slab(const int procs[3]) {
-  return procs[0] == 1 && procs[1] == 1;
-}
-
-void laplace_grid_coords(const int procs[3], int rank, int coords[3]) {
-  coords[2] = rank % procs[2];
-  coords[1] = rank / procs[2] % procs[1];
-  coords[0] = rank / procs[2] / procs[1];
-}
-
-int laplace_grid_rank(const int procs[3], const int coords[3]) {
-  for (int d = 0; d < 3; ++d)
-    if (coords[d] < 0 || coords[d] >= procs[d]) return MPI_PROC_NULL;
-  return (coords[0] * procs[1] + coords[1]) * procs[2] + coords[2];
-}
-
 laplace_block laplace_grid_block(const int size[3], const int procs[3], int rank) {
-  int c[3];
-  laplace_grid_coords(procs, rank, c);
-  const kit_block x = kit_block_split(size[0], procs[0], c[0]), y = kit_block_split(size[1], procs[1], c[1]),
-                  z = kit_block_split(size[2], procs[2], c[2]);
-  return laplace_block_make_box(1 + x.begin, x.count, 1 + y.begin, y.count, 1 + z.begin, z.count);
+  kit_block part[3];
+  kit_procs_split(size, procs, rank, part);
+  return laplace_block_make_box(1 + part[0].begin, part[0].count, 1 + part[1].begin, part[1].count,
+                                1 + part[2].begin, part[2].count);
 }
 
 void laplace_grid_neighbours(const int procs[3], int rank, int nbr[LAPLACE_FACES]) {
-  int c[3];
-  laplace_grid_coords(procs, rank, c);
   for (int f = 0; f < LAPLACE_FACES; ++f) {
-    int n[3] = {c[0], c[1], c[2]};
-    n[f / 2] += f % 2 ? 1 : -1;
-    nbr[f] = laplace_grid_rank(procs, n);
+    int dir[3] = {0, 0, 0};
+    dir[f / 2] = f % 2 ? 1 : -1;
+    nbr[f] = kit_procs_neighbour(procs, rank, dir);
   }
 }
 
@@ -211,10 +167,8 @@ void laplace_copy_interior(const laplace_block *b, const double *u, int l0, int 
 
 /* The grid a run uses: --procs, or 1x1xN before laplace_check resolved it. */
 static void grid_of(const laplace_params *p, int nranks, int procs[3]) {
-  const int given = p->procs[0] > 0, g[3] = {p->procs[0], p->procs[1], p->procs[2]}; /* procs may be p's */
-  procs[0] = given ? g[0] : 1;
-  procs[1] = given ? g[1] : 1;
-  procs[2] = given ? g[2] : nranks;
+  for (int d = 0; d < 3; ++d) procs[d] = p->procs[d];
+  kit_procs_resolve(procs, nranks);
 }
 
 /* Host: fields, staging and fetch buffers on every rank (the rank's box, and its x and y
@@ -236,32 +190,20 @@ void laplace_memory(const laplace_params *p, const kit_env *env, double *host, d
   *device = 3.0 * box;
 }
 
-static const char axis_name[3] = {'x', 'y', 'z'};
-
 /* The sizes and grids every machine refuses (kit_app.check): before anything is allocated,
  * before a GPU variant skips for want of a GPU. Resolves the default grid, 1x1xN. */
 int laplace_check(const kit_env *env, void *params, const char *variant) {
   laplace_params *p = params;
-  const int given = p->procs[0] > 0;
-  grid_of(p, env->nranks, p->procs);
+  kit_procs_resolve(p->procs, env->nranks);
   const int *g = p->procs;
-  if ((long long)g[0] * g[1] * g[2] != env->nranks)
-    return kit_usage_error(env, "laplace: --procs %dx%dx%d makes %lld ranks, but the job has %d", g[0], g[1],
-                           g[2], (long long)g[0] * g[1] * g[2], env->nranks);
-  if (!given || laplace_grid_is_slab(g)) {
-    if (p->size[2] < g[2])
-      return kit_usage_error(
-          env,
-          "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
-          p->size[2], g[2]);
-  } else {
-    for (int d = 0; d < 3; ++d)
-      if (p->size[d] < g[d])
-        return kit_usage_error(env,
-                               "laplace: --procs %dx%dx%d: %d points along %c cannot be split over %d ranks "
-                               "(each rank needs at least one)",
-                               g[0], g[1], g[2], p->size[d], axis_name[d], g[d]);
-  }
+  /* P*Q*R against the rank count, and a box's points along each axis (kit/procgrid.h). */
+  const int grc = kit_procs_check(env, "laplace", g, p->size, "points");
+  if (grc >= 0) return grc;
+  if (laplace_grid_is_slab(g) && p->size[2] < g[2])
+    return kit_usage_error(
+        env,
+        "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
+        p->size[2], g[2]);
   if (!laplace_grid_is_slab(g) && strcmp(variant, "cpu") != 0)
     return kit_usage_error(env,
                            "laplace: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); only cpu "

@@ -9,6 +9,7 @@
 #include "kit/app.h"
 #include "kit/halo.h"
 #include "kit/options.h"
+#include "kit/procgrid.h"
 #include "kit/runtime.h"
 
 #ifdef __cplusplus
@@ -71,13 +72,22 @@ laplace_block laplace_block_make_box(int i0, int nx, int j0, int ny, int k0, int
  * order (rank r holds the r-th slab). Each axis is split as kit_block_split splits z: the
  * first N % P ranks along it get one point more. */
 enum { LAPLACE_XM = 0, LAPLACE_XP, LAPLACE_YM, LAPLACE_YP, LAPLACE_ZM, LAPLACE_ZP, LAPLACE_FACES };
+/* The grid's bookkeeping is the kit's (kit/procgrid.h); these are its names here. */
 /* --procs PxQxR into int[3] (a kit_opt_parser). */
-int laplace_parse_procs(const char *arg, void *dest, char *err, size_t errlen);
+static inline int laplace_parse_procs(const char *arg, void *dest, char *err, size_t errlen) {
+  return kit_procs_parse(arg, dest, err, errlen);
+}
 /* 1 if the grid splits along z only (1x1xN): the slab code paths of every variant. */
-int laplace_grid_is_slab(const int procs[3]);
-void laplace_grid_coords(const int procs[3], int rank, int coords[3]);
+static inline int laplace_grid_is_slab(const int procs[3]) {
+  return kit_procs_is_slab(procs);
+}
+static inline void laplace_grid_coords(const int procs[3], int rank, int coords[3]) {
+  kit_procs_coords(procs, rank, coords);
+}
 /* The rank at coords, or MPI_PROC_NULL outside the grid (the domain edge: Dirichlet). */
-int laplace_grid_rank(const int procs[3], const int coords[3]);
+static inline int laplace_grid_rank(const int procs[3], const int coords[3]) {
+  return kit_procs_rank(procs, coords);
+}
 /* Rank `rank`'s box of the global size[3] interior under the grid procs. */
 laplace_block laplace_grid_block(const int size[3], const int procs[3], int rank);
 /* The neighbour across each face (LAPLACE_XM ... LAPLACE_ZP), MPI_PROC_NULL at the edge. */

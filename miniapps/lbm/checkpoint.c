@@ -2,7 +2,9 @@
  * checkpoint holds all 19 post-collision populations of every cell after some step (rho and
  * u alone would not determine the next step); a restart starts every variant from them
  * through lbm_fill, which every variant's set-up calls, so the run continues bit for bit as
- * if uninterrupted, on any rank count. */
+ * if uninterrupted, on any rank count. On a --procs grid the boxes are gathered into the same
+ * file, and a restart hands each rank the whole xy-planes its box spans (lbm_box_fill picks its
+ * cells), so a checkpoint moves freely between grids and slabs. */
 #include "kit/checkpoint.h"
 
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "kit/check.h"
 #include "kit/halo.h"
+#include "kit/procgrid.h"
 #include "lbm.h"
 #include "run.h"
 
@@ -75,8 +78,14 @@ void lbm_checkpoint(void *ctx, const kit_variant *v, void *st, int step) {
   const size_t plane = (size_t)LBM_Q * b->plane;
   double *mine = kit_malloc(plane * (size_t)b->nz * sizeof(double), "checkpoint");
   ((const lbm_variant *)v)->fetch_lattice(st, mine);
-  double *all = kit_gather_planes(MPI_COMM_WORLD, mine, b->k0 - 1, b->nz, plane, r->c.p->size[2], MPI_DOUBLE,
-                                  sizeof(double));
+  double *all = NULL;
+  if (lbm_on_grid(r->c.p)) { /* boxes: each plane's 19 populations, placed by their offsets */
+    const kit_block part[3] = {{b->i0, b->nx}, {b->j0, b->ny}, {b->k0 - 1, b->nz}};
+    all = kit_procs_gather(MPI_COMM_WORLD, part, r->c.p->size, LBM_Q, 1, mine);
+  } else {
+    all = kit_gather_planes(MPI_COMM_WORLD, mine, b->k0 - 1, b->nz, plane, r->c.p->size[2], MPI_DOUBLE,
+                            sizeof(double));
+  }
   lbm_checkpoint_save(r->c.p, r->c.env, all, step);
   free(all);
   free(mine);

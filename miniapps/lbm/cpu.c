@@ -3,24 +3,62 @@
  * plane upwards and the five that leave its bottom plane downwards (Risso Sec. 4.2: only
  * what crosses the face travels, 5 of 19), computing the inner planes while the messages
  * fly (the outer/inner split of Sec. 4.3, Fig. 4.1). With one rank it is the CPU baseline.
- *   mpiexec -n 2 build/bin/lbm --variant cpu --size 32 --iters 100 */
+ * On a process grid other than 1x1xN (--procs) each rank owns a box (box.h) and exchanges
+ * with up to 18 neighbours (6 faces: 5 populations each; 12 edges: 1 each) through
+ * kit/exchange.h, with the same overlap: the outer layer, pack, post (kit_exchange_start),
+ * the inner box while the messages travel, wait (kit_exchange_finish), unpack, swap.
+ *   mpiexec -n 2 build/bin/lbm --variant cpu --size 32 --iters 100
+ *   mpiexec -n 4 build/bin/lbm --variant cpu --size 32 --iters 100 --procs 2x2x1 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
+#include "kit/exchange.h"
 #include "kit/ranges.h"
 #include "lbm.h"
 
 typedef struct cpu_state {
   lbm_ctx c;
   double *f, *fn; /* current and next lattice (post-collision populations), ghosts included */
-  kit_halo halo;  /* staging buffers of 5 * nx * ny doubles per side */
+  kit_halo halo;  /* 1x1xN: staging buffers of 5 * nx * ny doubles per side */
+  int grid;       /* any other grid: the box's step (grid_run) */
+  lbm_box box;    /* grid: the box and its padded storage (f, fn hold box.total doubles) */
+  kit_exchange x; /* grid: one link per face and edge (box.h's numbering) */
+  double *send[LBM_LINKS], *recv[LBM_LINKS]; /* grid: packed messages (NULL without a neighbour) */
+  int side[LBM_FACE_LINKS];                  /* grid: faces with a neighbour rank */
 } cpu_state;
+
+static void grid_init(cpu_state *s) {
+  kit_link links[LBM_LINKS];
+  lbm_box_links(&s->box, s->c.p->procs, s->c.env->rank, links);
+  for (int n = 0; n < LBM_LINKS; ++n)
+    if (links[n].rank != MPI_PROC_NULL) {
+      s->send[n] = kit_malloc(links[n].send_count * sizeof(double), "lbm link");
+      s->recv[n] = kit_malloc(links[n].recv_count * sizeof(double), "lbm link");
+    }
+  for (int n = 0; n < LBM_FACE_LINKS; ++n) s->side[n] = links[n].rank != MPI_PROC_NULL;
+  kit_exchange_init_links(&s->x, KIT_COMM_HOST, MPI_COMM_WORLD, LBM_LINKS, links, MPI_DOUBLE, sizeof(double),
+                          1);
+}
+
+/* The grid's initial state; the receive buffers start as the ghost layers they will be
+ * unpacked into, so an exchange that moves nothing (KIT_FAULT=stale-halo) leaves the ghosts
+ * stale, as a missing exchange would. */
+static void grid_state(cpu_state *s) {
+  lbm_box_fill(s->c.p, &s->box, s->f);
+  lbm_box_fill(s->c.p, &s->box, s->fn);
+  for (int n = 0; n < LBM_LINKS; ++n)
+    if (s->recv[n]) lbm_box_pack(&s->box, s->f, n, 1, s->recv[n]);
+}
 
 /* The receive buffers start out holding the initial ghost populations, so a message that
  * never arrives (KIT_FAULT=stale-halo) leaves the ghosts stale, as a missing exchange would,
  * rather than filling them with zeros that any check would catch. */
 static void init_state(cpu_state *s) {
+  if (s->grid) {
+    grid_state(s);
+    return;
+  }
   const lbm_block *b = &s->c.blk;
   lbm_fill(s->c.p, b, s->f);
   lbm_fill(s->c.p, b, s->fn);
@@ -33,10 +71,18 @@ static void *cpu_setup(const void *arg) {
   cpu_state *s = calloc(1, sizeof *s);
   if (!s) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
   s->c = *c;
-  s->f = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
-  s->fn = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
-  kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane, 1,
-                0);
+  s->grid = lbm_on_grid(c->p);
+  if (s->grid) {
+    s->box = lbm_box_make(c->p, &c->blk);
+    s->f = kit_malloc(s->box.total * sizeof(double), "lbm lattice");
+    s->fn = kit_malloc(s->box.total * sizeof(double), "lbm lattice");
+    grid_init(s);
+  } else {
+    s->f = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
+    s->fn = kit_malloc(c->blk.total * sizeof(double), "lbm lattice");
+    kit_halo_init(&s->halo, MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], (size_t)LBM_ZQ * c->blk.plane,
+                  1, 0);
+  }
   init_state(s);
   return s;
 }
@@ -45,8 +91,69 @@ static void cpu_reset(void *st) {
   init_state(st);
 }
 
+/* A grid's step, the slab's overlap in 3D (Risso Sec. 4.3): the outer layer (the cells next to
+ * a face with a neighbour rank: every cell a link sends from), the packing of every link and
+ * its posting (kit_exchange_start), the inner box while the messages travel, the wait
+ * (kit_exchange_finish), the unpacking into the ghost layers, the swap. Each cell is updated
+ * once, by the same expressions wherever it falls, so the split does not touch the bits. The
+ * layer is up to six slabs: the x ones whole, the y ones within the inner x range, the z ones
+ * within the inner x and y ranges. */
+static void grid_run(cpu_state *s, int steps) {
+  const lbm_box *b = &s->box;
+  const int threads = s->c.env->threads, len[3] = {b->nx, b->ny, b->nz};
+  int in_lo[3], in_hi[3]; /* the inner box, half-open, local indices */
+  for (int a = 0; a < 3; ++a) {
+    in_lo[a] = 1 + s->side[2 * a];
+    in_hi[a] = len[a] + 1 - s->side[2 * a + 1];
+    if (in_hi[a] < in_lo[a]) in_hi[a] = in_lo[a]; /* one cell, neighbours on both sides */
+  }
+  int lo[LBM_FACE_LINKS][3], hi[LBM_FACE_LINKS][3];
+  for (int f = 0; f < LBM_FACE_LINKS; ++f) {
+    const int a = f / 2;
+    for (int d = 0; d < 3; ++d) { /* axes before a: inner range; after a: whole */
+      lo[f][d] = d < a ? in_lo[d] : 1;
+      hi[f][d] = d < a ? in_hi[d] : len[d] + 1;
+    }
+    lo[f][a] = f % 2 ? in_hi[a] : 1;
+    hi[f][a] = f % 2 ? len[a] + 1 : in_lo[a];
+  }
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    KIT_RANGE_PUSH("boundary");
+    for (int f = 0; f < LBM_FACE_LINKS; ++f) lbm_box_update(s->c.p, b, s->f, s->fn, lo[f], hi[f], threads);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("pack");
+    void *send[LBM_LINKS], *recv[LBM_LINKS];
+    for (int n = 0; n < LBM_LINKS; ++n) {
+      if (s->send[n]) lbm_box_pack(b, s->fn, n, 0, s->send[n]);
+      send[n] = s->send[n];
+      recv[n] = s->recv[n];
+    }
+    KIT_RANGE_POP();
+    kit_exchange_start(&s->x, send, recv, NULL);
+    KIT_RANGE_PUSH("bulk");
+    lbm_box_update(s->c.p, b, s->f, s->fn, in_lo, in_hi, threads);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("mpi_wait");
+    kit_exchange_finish(&s->x);
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("unpack");
+    for (int n = 0; n < LBM_LINKS; ++n)
+      if (s->recv[n]) lbm_box_unpack(b, s->fn, n, 1, s->recv[n]);
+    KIT_RANGE_POP();
+    double *t_ = s->f;
+    s->f = s->fn;
+    s->fn = t_;
+    KIT_RANGE_POP();
+  }
+}
+
 static void cpu_run(void *st, int steps) {
   cpu_state *s = st;
+  if (s->grid) {
+    grid_run(s, steps);
+    return;
+  }
   const lbm_block *b = &s->c.blk;
   const int threads = s->c.env->threads, nz = b->nz;
   kit_halo *h = &s->halo;
@@ -86,21 +193,36 @@ static void cpu_run(void *st, int steps) {
 static void cpu_fetch(void *st, void *out) {
   double *macro = out; /* rho, ux, uy, uz per cell */
   cpu_state *s = st;
-  lbm_macroscopic(s->c.p, &s->c.blk, s->f, 1, s->c.blk.nz + 1, macro);
+  if (s->grid)
+    lbm_box_macroscopic(s->c.p, &s->box, s->f, macro);
+  else
+    lbm_macroscopic(s->c.p, &s->c.blk, s->f, 1, s->c.blk.nz + 1, macro);
 }
 
 static void cpu_fetch_lattice(void *st, double *f) {
   cpu_state *s = st;
-  lbm_lattice_planes(&s->c.blk, s->f, f);
+  if (s->grid)
+    lbm_box_lattice_planes(&s->box, s->f, f);
+  else
+    lbm_lattice_planes(&s->c.blk, s->f, f);
 }
 
 static const kit_halo *cpu_halo(void *st) {
-  return &((cpu_state *)st)->halo;
+  cpu_state *s = st;
+  return s->grid ? &s->x.halo : &s->halo;
 }
 
 static void cpu_teardown(void *st) {
   cpu_state *s = st;
-  kit_halo_free(&s->halo);
+  if (s->grid) {
+    kit_exchange_free(&s->x);
+    for (int n = 0; n < LBM_LINKS; ++n) {
+      free(s->send[n]);
+      free(s->recv[n]);
+    }
+  } else {
+    kit_halo_free(&s->halo);
+  }
   free(s->f);
   free(s->fn);
   free(s);

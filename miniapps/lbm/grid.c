@@ -34,6 +34,7 @@ lbm_block lbm_block_make(int nx, int ny, int k0, int nz) {
   lbm_block b;
   b.nx = nx;
   b.ny = ny;
+  b.i0 = b.j0 = 0;
   b.k0 = k0;
   b.nz = nz;
   b.plane = (size_t)nx * (size_t)ny;

@@ -7,6 +7,7 @@
 #define LBM_H
 #include <stddef.h>
 
+#include "box.h"
 #include "d3q19.h"
 #include "kit/app.h"
 #include "kit/halo.h"
@@ -53,6 +54,9 @@ typedef struct lbm_params {
   const double *restart;
   int restart_k0, restart_nz;
   int start_step; /* the checkpoint's step: the run does iters - start_step steps */
+  /* --procs PxQxR: ranks along x, y and z (kit/procgrid.h: z fastest). {0, 0, 0} until
+   * lbm_check resolves the default, 1x1xN (z-slabs over the N ranks). */
+  int procs[3];
   /* Derived by lbm_derive() from the above. */
   double nu;               /* kinematic viscosity U L / Re */
   double tau, omega;       /* relaxation time 3 nu + 1/2 and its inverse */
@@ -63,14 +67,23 @@ typedef struct lbm_params {
   lbm_halo_mode halo_mode; /* --halo as an enum */
 } lbm_params;
 
+/* 1 on a process grid other than 1x1xN (a box per rank; p->procs unresolved counts as 1x1xN). */
+static inline int lbm_on_grid(const lbm_params *p) {
+  return p->procs[0] > 1 || p->procs[1] > 1;
+}
+
 /* Fill the derived fields of p. */
 void lbm_derive(lbm_params *p);
 
 /* Consecutive z-planes [k0, k0 + nz) (global, 1-based) of the lattice, stored with one ghost
  * plane below and one above, as 19 arrays (structure of arrays) of (nz + 2) planes of
- * nx * ny cells, x fastest. Local plane l is global plane k0 - 1 + l. */
+ * nx * ny cells, x fastest. Local plane l is global plane k0 - 1 + l. On a process grid other
+ * than 1x1xN it names the rank's box instead: columns [i0, i0 + nx), rows [j0, j0 + ny) (0-based)
+ * of planes [k0, k0 + nz), which the cpu variant stores as an lbm_box (box.h: ghosts on every
+ * side; plane, qs and total below then describe no storage). A slab has i0 = j0 = 0. */
 typedef struct lbm_block {
   int nx, ny;   /* cells per row and rows per plane */
+  int i0, j0;   /* global index (0-based) of the first column and row: 0 for a slab */
   int k0, nz;   /* first global plane, number of planes */
   size_t plane; /* nx * ny */
   size_t qs;    /* (nz + 2) * plane: doubles per population array */
@@ -102,11 +115,35 @@ void lbm_pack(const lbm_block *b, const double *f, int l, int up, double *buf);
 void lbm_lattice_planes(const lbm_block *b, const double *f, double *out);
 void lbm_unpack(const lbm_block *b, double *f, int l, int up, const double *buf);
 
+/* box.c: a box of a process grid (box.h; README.md "Process grids"). The box of blk (its i0, j0,
+ * k0 and sizes) in the lattice of p; its initial state, ghosts included (lbm_fill's, from global
+ * indices or the checkpoint's planes); one update of local cells [lo, hi) per axis (1-based,
+ * interior) from f into fn with `threads` threads; rho, ux, uy, uz of its cells (4 per cell,
+ * x fastest, as lbm_macroscopic) and its populations as a checkpoint stores them (plane after
+ * plane, each the 19 populations of the box's plane). */
+lbm_box lbm_box_make(const lbm_params *p, const lbm_block *blk);
+void lbm_box_fill(const lbm_params *p, const lbm_box *b, double *f);
+void lbm_box_update(const lbm_params *p, const lbm_box *b, const double *f, double *fn, const int lo[3],
+                    const int hi[3], int threads);
+void lbm_box_macroscopic(const lbm_params *p, const lbm_box *b, const double *f, double *out);
+void lbm_box_lattice_planes(const lbm_box *b, const double *f, double *out);
+/* Link n's message (box.h): lbm_link_pops(n) populations of lbm_box_link_cells(b, n) cells; the
+ * copies between the lattice and it (ghost 0: the interior layer, outgoing populations: what is
+ * sent; ghost 1: the ghost layer, incoming ones: what is received). */
+size_t lbm_box_link_count(const lbm_box *b, int n);
+void lbm_box_pack(const lbm_box *b, const double *f, int n, int ghost, double *buf);
+void lbm_box_unpack(const lbm_box *b, double *f, int n, int ghost, const double *buf);
+/* The plan of rank `rank`'s box on grid procs: link n to the neighbour at lbm_link_dir(n, .)
+ * (MPI_PROC_NULL and no message where that leaves the grid), lbm_box_link_count(b, n) doubles
+ * each way, send tag n, receive tag n ^ 1 (kit_exchange_init_links). */
+struct kit_link;
+void lbm_box_links(const lbm_box *b, const int procs[3], int rank, struct kit_link *links);
+
 /* What a variant gets from the driver. */
 typedef struct lbm_ctx {
   const lbm_params *p;
   const kit_env *env;
-  lbm_block blk;       /* this rank's slab */
+  lbm_block blk;       /* this rank's slab (its box on a --procs grid other than 1x1xN) */
   int nbr[2];          /* ranks below and above (MPI_PROC_NULL at the domain edge) */
   int gpus;            /* GPUs this rank drives (multi-thread: all it may use) */
   double cpu_fraction; /* hybrid: CPU share of the slab, already resolved from 'auto' */

@@ -5,9 +5,11 @@
  * reports it. Risso Sec. 5.2 (validation runs) and 6.1; see README.md in this folder.
  *   build/bin/lbm --variant list
  *   mpiexec -n 2 build/bin/lbm --size 6,4,8 --iters 20 --init random
+ *   mpiexec -n 4 build/bin/lbm --size 13,10,11 --iters 20 --init random --procs 2x2x1
  *   build/bin/lbm --case poiseuille --size 4,3,32 --until-steady 1e-7 --iters 50000 */
 #include "kit/app.h"
 #include "kit/exchange.h"
+#include "kit/procgrid.h"
 #include "run.h"
 
 static const kit_variant *const variants[] = {
@@ -37,6 +39,7 @@ int main(int argc, char **argv) {
   /* clang-format off */
   const kit_option app_opts[] = {
       {"size", KIT_OPT_CUSTOM, p->size, "N|NX,NY,NZ", "fluid cells (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
+      {"procs", KIT_OPT_CUSTOM, p->procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; only cpu, --case cavity, takes P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, kit_procs_parse, NULL},
       {"case", KIT_OPT_STRING, &p->flow, "CASE", "flow: lid-driven cavity or plane Poiseuille", 1, 0, 0, "cavity|poiseuille", NULL, NULL},
       {"re", KIT_OPT_DOUBLE, &p->re, "RE", "Reynolds number U L / nu (L: nx for the cavity, nz for Poiseuille) [cavity 100, poiseuille 10]", 1e-3, 1e6, 0, NULL, NULL, &a.re_given},
       {"lid-velocity", KIT_OPT_DOUBLE, &p->lid_velocity, "U", "cavity: lid speed in +x, lattice units", 1e-6, 0.3, 0, NULL, NULL, &a.lid_given},

@@ -29,6 +29,10 @@ void lbm_describe(const void *params, const void *ctx, const kit_variant *v, kit
   kit_json_int(j, "nx", p->size[0]);
   kit_json_int(j, "ny", p->size[1]);
   kit_json_int(j, "nz", p->size[2]);
+  /* The process grid, [P, Q, R] ranks along x, y, z (--procs; 1x1xN by default). */
+  kit_json_begin_array(j, "procs");
+  for (int d = 0; d < 3; ++d) kit_json_int(j, NULL, p->procs[d]);
+  kit_json_end_array(j);
   kit_json_string(j, "case", p->flow);
   kit_json_number(j, "re", p->re);
   kit_json_number(j, "velocity", p->u_ref);

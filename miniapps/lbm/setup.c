@@ -1,9 +1,11 @@
 /* setup.c: lbm's rules and its problem on this rank, for kit_main (kit/app.h): the rules that
  * need no allocation (check, and plan once the GPUs are chosen: DESIGN.md Sec. 4), the context
- * every variant's setup gets (a z-slab and its two neighbours, Risso Sec. 4.2's decomposition),
+ * every variant's setup gets (a z-slab and its two neighbours, Risso Sec. 4.2's decomposition;
+ * a box of a --procs grid for the cpu variant),
  * the planes a restart starts from, the hybrid's CPU share (Sourouri Paper II: whole top planes
  * of the slab, Sec. 4.3's CPU part), and what the run will allocate, so that kit_main refuses a
  * problem that cannot fit before anything large exists. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #include "kit/checkpoint.h"
 #include "kit/exchange.h"
 #include "kit/hybrid.h"
+#include "kit/procgrid.h"
 #include "kit/slab.h"
 #include "run.h"
 
@@ -40,10 +43,41 @@ int lbm_check(const kit_env *env, void *params, const char *variant) {
                            "moves device buffers: use --halo pack)",
                            p->comm);
   if (!p->halo) p->halo = host_comm ? "copies" : "pack";
-  if (p->size[2] < env->nranks)
+  /* The process grid (kit/procgrid.h): P*Q*R = ranks, a cell per rank along every axis. */
+  kit_procs_resolve(p->procs, env->nranks);
+  const int *g = p->procs, slab = kit_procs_is_slab(g);
+  const int grc = kit_procs_check(env, "lbm", g, p->size, "cells");
+  if (grc >= 0) return grc;
+  if (slab && p->size[2] < env->nranks)
     return kit_usage_error(
         env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p->size[2], env->nranks);
+  if (!slab && strcmp(variant, "cpu") != 0)
+    return kit_usage_error(env,
+                           "lbm: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); only cpu runs "
+                           "other grids",
+                           g[0], g[1], g[2], variant);
+  /* Poiseuille wraps around in x and y; a box's ghosts hold its neighbours' cells, not the
+   * other side of the lattice. */
+  if (!slab && !cavity)
+    return kit_usage_error(
+        env,
+        "lbm: --procs %dx%dx%d: --case poiseuille is periodic in x and y; grids other than "
+        "1x1xN run --case cavity only",
+        g[0], g[1], g[2]);
+  if (!slab) {
+    /* An x or y face carries 5 populations of a box's ny x nz or nx x nz cells (rank 0's box
+     * is a largest one). */
+    kit_block part[3];
+    kit_procs_split(p->size, g, 0, part);
+    const double nx = part[0].count, ny = part[1].count, nz = part[2].count;
+    if (LBM_ZQ * fmax(ny * nz, nx * nz) > 2147483647.0)
+      return kit_usage_error(
+          env,
+          "lbm: --procs %dx%dx%d: an x or y face of a %d x %d x %d box is too large for one "
+          "MPI message (5 populations, at most 2^31-1 values)",
+          g[0], g[1], g[2], part[0].count, part[1].count, part[2].count);
+  }
   /* One halo message carries five populations of an xy-plane. */
   if ((double)LBM_ZQ * p->size[0] * (double)p->size[1] > 2147483647.0)
     return kit_usage_error(env,
@@ -81,19 +115,28 @@ int lbm_gpu_limit(const kit_env *env, const void *params) {
 static void lbm_memory(const kit_env *env, const lbm_params *p, const kit_variant *v, double *host,
                        double *device) {
   /* Two lattices per rank, the steady-check and fetch buffers; on rank 0 the gathered field
-   * and, for the oracle, two whole lattices and its result. */
+   * and, for the oracle, two whole lattices and its result. On a grid the rank's box with its
+   * ghost layers, and its link messages each way (at most 5 populations of every face). */
   const double plane = (double)p->size[0] * p->size[1] * 8.0;
-  const double slab = plane * (kit_block_split(p->size[2], env->nranks, env->rank).count + 2);
+  int procs[3] = {p->procs[0], p->procs[1], p->procs[2]};
+  kit_procs_resolve(procs, env->nranks);
+  kit_block part[3];
+  kit_procs_split(p->size, procs, env->rank, part);
+  const double bx = part[0].count, by = part[1].count, bz = part[2].count;
+  const int slab_grid = !lbm_on_grid(p);
+  const double slab = slab_grid ? plane * (bz + 2) : (bx + 2) * (by + 2) * (bz + 2) * 8.0;
+  const double links = slab_grid ? 0.0 : 2.0 * 2.0 * LBM_ZQ * (by * bz + bx * bz + bx * by) * 8.0;
   const double cells = plane * p->size[2];
   const int root = env->rank == 0;
-  *host = 2.0 * LBM_Q * slab + 3.0 * 4.0 * slab;
+  *host = 2.0 * LBM_Q * slab + 3.0 * 4.0 * slab + links;
   if (root && (p->run.verify || p->dump || p->vtk || p->profile)) *host += 4.0 * cells;
   if (root && p->run.verify && !p->skip_oracle) *host += 2.0 * LBM_Q * (cells + 2.0 * plane) + 4.0 * cells;
   /* GPU variants: a whole lattice on the host for the fetch; on the device the current,
    * next and initial lattices (the whole slab: kit_check_memory shares it over the devices
    * in use, multi-thread's sub-slabs included). */
   if (v->needs_gpu) *host += LBM_Q * slab;
-  if (p->run.restart) *host += LBM_Q * slab + (root ? LBM_Q * cells : 0.0);
+  /* A restart's planes are whole xy-planes, on a grid too (lbm_restart_load). */
+  if (p->run.restart) *host += LBM_Q * plane * (bz + 2) + (root ? LBM_Q * cells : 0.0);
   if (p->run.checkpoint) *host += LBM_Q * slab + (root ? LBM_Q * cells : 0.0);
   *device = 3.0 * LBM_Q * slab;
 }
@@ -128,12 +171,18 @@ int lbm_context(const kit_env *env, void *params, const kit_variant *v, int gpus
   lbm_params *p = params;
   lbm_run *r = *ctx = kit_malloc(sizeof *r, "context");
   memset(r, 0, sizeof *r);
-  const kit_block part = kit_block_split(p->size[2], env->nranks, env->rank);
+  /* This rank's part of the grid lbm_check resolved: on 1x1xN the z-slab of rank r, its
+   * neighbours r - 1 and r + 1 (as before grids existed); elsewhere a box, whose 18
+   * neighbours the cpu variant looks up itself (box.c). */
+  kit_block part[3];
+  kit_procs_split(p->size, p->procs, env->rank, part);
   r->c.p = p;
   r->c.env = env;
-  r->c.blk = lbm_block_make(p->size[0], p->size[1], 1 + part.begin, part.count);
-  r->c.nbr[KIT_DOWN] = env->rank > 0 ? env->rank - 1 : MPI_PROC_NULL;
-  r->c.nbr[KIT_UP] = env->rank < env->nranks - 1 ? env->rank + 1 : MPI_PROC_NULL;
+  r->c.blk = lbm_block_make(part[0].count, part[1].count, 1 + part[2].begin, part[2].count);
+  r->c.blk.i0 = part[0].begin;
+  r->c.blk.j0 = part[1].begin;
+  r->c.nbr[KIT_DOWN] = kit_procs_neighbour(p->procs, env->rank, (const int[3]){0, 0, -1});
+  r->c.nbr[KIT_UP] = kit_procs_neighbour(p->procs, env->rank, (const int[3]){0, 0, 1});
   r->c.gpus = gpus;
   r->c.cpu_fraction = -1.0; /* hybrid: kit_main sets the share (set_cpu_fraction) */
   /* The oracle and the analytic checks start from the true initial state, even on restart. */

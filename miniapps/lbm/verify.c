@@ -17,12 +17,17 @@
 #include "ak2005.h"
 #include "kit/check.h"
 #include "kit/halo.h"
+#include "kit/procgrid.h"
 #include "kit/report.h"
 #include "lbm.h"
 
 #define EPS 2.220446049250313e-16
 
 double *lbm_gather(const lbm_params *p, const lbm_block *b, const double *macro) {
+  if (lbm_on_grid(p)) { /* boxes: rho, ux, uy, uz per cell, placed by their offsets */
+    const kit_block part[3] = {{b->i0, b->nx}, {b->j0, b->ny}, {b->k0 - 1, b->nz}};
+    return kit_procs_gather(MPI_COMM_WORLD, part, p->size, 1, 4, macro);
+  }
   return kit_gather_planes(MPI_COMM_WORLD, macro, b->k0 - 1, b->nz, 4 * (size_t)p->size[0] * p->size[1],
                            p->size[2], MPI_DOUBLE, sizeof(double));
 }

@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "ak2005.h"
+#include "box.h"
 #include "d3q19.h"
+#include "kit/exchange.h"
+#include "kit/procgrid.h"
 #include "lbm.h"
 #include "verify.h"
 
@@ -387,4 +391,326 @@ TEST(Lbm, ProfileInterpolationAndReferenceFrame) {
   ASSERT_EQ(lbm_centreline(&p, all.data(), 1, ss, vv), 4);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(vv[i], i, 1e-15);
   EXPECT_NEAR(ss[1], 0.375, 1e-15);
+}
+
+// --- process grids (--procs, box.h): the 18 links, their pack and unpack, the plan ----------
+namespace {
+// Rank r's box of grid g over size s, as lbm_context builds it.
+lbm_block grid_block(const int s[3], const int g[3], int r) {
+  kit_block part[3];
+  kit_procs_split(s, g, r, part);
+  lbm_block b = lbm_block_make(part[0].count, part[1].count, 1 + part[2].begin, part[2].count);
+  b.i0 = part[0].begin;
+  b.j0 = part[1].begin;
+  return b;
+}
+// Offsets with one (face) or two (edge) non-zero components: the directions D3Q19 moves along.
+int nonzero(const int d[3]) {
+  return (d[0] != 0) + (d[1] != 0) + (d[2] != 0);
+}
+// Population q crosses offset d outwards: its velocity equals d on every axis d moves along.
+bool crosses(int q, const int d[3]) {
+  for (int a = 0; a < 3; ++a)
+    if (d[a] != 0 && E[q][a] != d[a]) return false;
+  return true;
+}
+}  // namespace
+
+// The link table: 18 distinct offsets, exactly the face and edge ones, opposite = n ^ 1, and
+// lbm_e agrees with the independent table above.
+TEST(LbmGrid, LinkDirections) {
+  for (int q = 0; q < 19; ++q)
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(lbm_e(q, a), E[q][a]) << q << " " << a;
+  std::vector<std::array<int, 3>> seen;
+  for (int n = 0; n < LBM_LINKS; ++n) {
+    const int d[3] = {lbm_link_dir(n, 0), lbm_link_dir(n, 1), lbm_link_dir(n, 2)};
+    EXPECT_EQ(nonzero(d), n < LBM_FACE_LINKS ? 1 : 2) << n;
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(lbm_link_dir(n ^ 1, a), -d[a]) << n;
+    seen.push_back({d[0], d[1], d[2]});
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end());
+  int want = 0;  // every offset of {-1,0,1}^3 with one or two non-zero components: 6 + 12
+  for (int k = 0; k < 27; ++k) {
+    int d[3];
+    kit_procs_dir_of(k, d);
+    want += nonzero(d) == 1 || nonzero(d) == 2;
+  }
+  EXPECT_EQ(want, LBM_LINKS);
+}
+
+// Through a face go the 5 populations whose velocity points through it, through an edge the one
+// along its diagonal (Risso Sec. 4.2); what leaves through n arrives through n ^ 1 in the same
+// order, so sender and receiver agree on the message's layout.
+TEST(LbmGrid, LinkPopulations) {
+  for (int n = 0; n < LBM_LINKS; ++n) {
+    const int d[3] = {lbm_link_dir(n, 0), lbm_link_dir(n, 1), lbm_link_dir(n, 2)};
+    const int md[3] = {-d[0], -d[1], -d[2]};
+    std::vector<int> out, in;
+    for (int q = 0; q < 19; ++q) {
+      if (crosses(q, d)) out.push_back(q);
+      if (crosses(q, md)) in.push_back(q);
+    }
+    ASSERT_EQ((int)out.size(), lbm_link_pops(n)) << n;
+    ASSERT_EQ((int)out.size(), n < LBM_FACE_LINKS ? 5 : 1) << n;
+    for (int m = 0; m < lbm_link_pops(n); ++m) {
+      EXPECT_EQ(lbm_link_q(n, 0, m), out[m]) << n << " " << m;
+      EXPECT_EQ(lbm_link_q(n, 1, m), in[m]) << n << " " << m;
+      EXPECT_EQ(lbm_link_q(n ^ 1, 1, m), lbm_link_q(n, 0, m)) << n << " " << m;
+    }
+  }
+}
+
+// The grid bookkeeping of kit/procgrid.h: coordinates and ranks are inverse, z fastest (1x1xN is
+// the slab order), the 26 neighbours are the ranks at the offsets, each axis split tiles it.
+TEST(LbmGrid, ProcsCoordinatesNeighboursSplit) {
+  const int g[3] = {3, 2, 4}, s[3] = {7, 5, 10};
+  int sum[3] = {0, 0, 0};
+  for (int r = 0; r < 24; ++r) {
+    int c[3];
+    kit_procs_coords(g, r, c);
+    EXPECT_EQ(r, (c[0] * 2 + c[1]) * 4 + c[2]);
+    EXPECT_EQ(kit_procs_rank(g, c), r);
+    int nbr[KIT_PROCS_DIRS];
+    kit_procs_neighbours(g, r, nbr);
+    for (int k = 0; k < KIT_PROCS_DIRS; ++k) {
+      int d[3];
+      kit_procs_dir_of(k, d);
+      EXPECT_EQ(kit_procs_dir_index(d[0], d[1], d[2]), k);
+      const int n[3] = {c[0] + d[0], c[1] + d[1], c[2] + d[2]};
+      const bool inside = n[0] >= 0 && n[0] < 3 && n[1] >= 0 && n[1] < 2 && n[2] >= 0 && n[2] < 4;
+      EXPECT_EQ(nbr[k], inside ? (n[0] * 2 + n[1]) * 4 + n[2] : MPI_PROC_NULL) << r << " " << k;
+    }
+    EXPECT_EQ(nbr[KIT_PROCS_SELF], r);
+    kit_block part[3];
+    kit_procs_split(s, g, r, part);
+    for (int a = 0; a < 3; ++a) {
+      if ((a == 0 && c[1] == 0 && c[2] == 0) || (a == 1 && c[0] == 0 && c[2] == 0) ||
+          (a == 2 && c[0] == 0 && c[1] == 0))
+        sum[a] += part[a].count;  // one line of ranks along each axis
+      EXPECT_GE(part[a].count, s[a] / g[a]);
+      EXPECT_LE(part[a].count, s[a] / g[a] + 1);
+    }
+  }
+  for (int a = 0; a < 3; ++a) EXPECT_EQ(sum[a], s[a]);
+  int slab[3] = {0, 0, 0};
+  kit_procs_resolve(slab, 5);
+  EXPECT_EQ(slab[0], 1);
+  EXPECT_EQ(slab[1], 1);
+  EXPECT_EQ(slab[2], 5);
+  EXPECT_TRUE(kit_procs_is_slab(slab));
+  int q[3];
+  char err[128];
+  ASSERT_EQ(kit_procs_parse("2x3x4", q, err, sizeof err), 0);
+  EXPECT_EQ(q[0] * 100 + q[1] * 10 + q[2], 234);
+  for (const char *bad : {"2x3", "2x3x4x", "x2x3", "2,3,4", "0x1x1", "-1x1x1", "2x3x4 "})
+    EXPECT_EQ(kit_procs_parse(bad, q, err, sizeof err), -1) << bad;
+}
+
+// The message layout through the index a GPU kernel will share (lbm_box_link_offset): element
+// m * cells + c is population lbm_link_q(n, ghost, m) of the layer's c-th cell, x fastest, the
+// layer being the interior cells next to the link (ghost 0) or the ghost cells beyond it (1).
+// The expected offsets are computed here from the box's extents, not from box.h.
+TEST(LbmGrid, PackLayoutAndRoundTrip) {
+  const lbm_params p = params(9, 7, 8, "cavity", "random");
+  lbm_block blk = lbm_block_make(4, 3, 3, 5);
+  blk.i0 = 2;
+  blk.j0 = 1;
+  const lbm_box b = lbm_box_make(&p, &blk);
+  ASSERT_EQ(b.sy, 6u);
+  ASSERT_EQ(b.sz, 30u);
+  ASSERT_EQ(b.qs, 210u);
+  std::vector<double> f(b.total);
+  for (size_t k = 0; k < f.size(); ++k) f[k] = (double)k;
+  const int len[3] = {4, 3, 5};
+  for (int n = 0; n < LBM_LINKS; ++n)
+    for (int ghost = 0; ghost < 2; ++ghost) {
+      int lo[3], cnt[3];
+      for (int a = 0; a < 3; ++a) {
+        const int d = lbm_link_dir(n, a);
+        cnt[a] = d ? 1 : len[a];
+        lo[a] = d == 0 ? 1 : (d > 0 ? len[a] + ghost : 1 - ghost);
+      }
+      const size_t cells = (size_t)cnt[0] * cnt[1] * cnt[2];
+      ASSERT_EQ(lbm_box_link_count(&b, n), (size_t)lbm_link_pops(n) * cells) << n;
+      std::vector<double> buf(lbm_box_link_count(&b, n), -1.0);
+      lbm_box_pack(&b, f.data(), n, ghost, buf.data());
+      size_t e = 0;
+      for (int m = 0; m < lbm_link_pops(n); ++m)
+        for (int l = lo[2]; l < lo[2] + cnt[2]; ++l)
+          for (int j = lo[1]; j < lo[1] + cnt[1]; ++j)
+            for (int i = lo[0]; i < lo[0] + cnt[0]; ++i, ++e)
+              ASSERT_EQ(buf[e], (double)((size_t)lbm_link_q(n, ghost, m) * 210 + (size_t)l * 30 +
+                                         (size_t)j * 6 + (size_t)i))
+                  << n << " " << ghost << " " << e;
+      // Unpack writes the same elements back and nothing else.
+      std::vector<double> g(b.total, 0.0);
+      lbm_box_unpack(&b, g.data(), n, ghost, buf.data());
+      size_t written = 0;
+      for (size_t k = 0; k < g.size(); ++k)
+        if (g[k] != 0.0) {
+          ASSERT_EQ(g[k], f[k]) << n << " " << k;
+          written++;
+        }
+      EXPECT_EQ(written, buf.size()) << n << " " << ghost;  // no offset is 0: q >= 1
+    }
+}
+
+// Every box of a 3x3x3 grid (all 27 kinds of position: corners, edges, faces of the domain,
+// middle): its unpacks write every ghost element its streaming step reads (upstream cell inside
+// the lattice, population moving in from there), each by one link only; the only other
+// elements written are a face's rim cells' populations that stream on into another ghost cell
+// (the edge link brings those), never into the box. Links lead to the neighbour at their
+// offset, and a link's message counts agree with the neighbour's link back (send tag n arrives
+// on its n ^ 1).
+TEST(LbmGrid, LinksCoverExactlyTheGhostsTheStepReads) {
+  const int g[3] = {3, 3, 3}, s[3] = {7, 8, 9};
+  const lbm_params p = params(s[0], s[1], s[2], "cavity", "random");
+  std::vector<std::vector<kit_link>> plan(27, std::vector<kit_link>(LBM_LINKS));
+  std::vector<lbm_box> boxes;
+  for (int r = 0; r < 27; ++r) {
+    const lbm_block blk = grid_block(s, g, r);
+    boxes.push_back(lbm_box_make(&p, &blk));
+    lbm_box_links(&boxes[r], g, r, plan[r].data());
+  }
+  size_t rim = 0;
+  for (int r = 0; r < 27; ++r) {
+    const lbm_box &b = boxes[r];
+    const int len[3] = {b.nx, b.ny, b.nz};
+    // What the step reads from ghost cells, from the independent velocity table.
+    std::vector<int> need(b.total, 0), got(b.total, 0);
+    for (int l = 1; l <= b.nz; ++l)
+      for (int j = 1; j <= b.ny; ++j)
+        for (int i = 1; i <= b.nx; ++i)
+          for (int q = 1; q < 19; ++q) {
+            const int u[3] = {i - E[q][0], j - E[q][1], l - E[q][2]};
+            const int gu[3] = {b.i0 - 1 + u[0], b.j0 - 1 + u[1], b.k0 - 1 + u[2]};
+            bool ghost = false, inside = gu[2] >= 1 && gu[2] <= s[2];
+            for (int a = 0; a < 3; ++a) ghost = ghost || u[a] == 0 || u[a] == len[a] + 1;
+            for (int a = 0; a < 2; ++a) inside = inside && gu[a] >= 0 && gu[a] < s[a];
+            if (ghost && inside)
+              need[(size_t)q * b.qs + (size_t)u[2] * b.sz + (size_t)u[1] * b.sy + u[0]] = 1;
+          }
+    for (int n = 0; n < LBM_LINKS; ++n) {
+      const kit_link &k = plan[r][n];
+      const int d[3] = {lbm_link_dir(n, 0), lbm_link_dir(n, 1), lbm_link_dir(n, 2)};
+      EXPECT_EQ(k.rank, kit_procs_neighbour(g, r, d)) << r << " " << n;
+      EXPECT_EQ(k.send_tag, n);
+      EXPECT_EQ(k.recv_tag, n ^ 1);
+      if (k.rank == MPI_PROC_NULL) {
+        EXPECT_EQ(k.send_count, 0u);
+        continue;
+      }
+      const kit_link &back = plan[k.rank][n ^ 1];
+      EXPECT_EQ(back.rank, r);
+      EXPECT_EQ(back.recv_count, k.send_count);
+      EXPECT_EQ(back.send_count, k.recv_count);
+      std::vector<double> ones(k.recv_count, 1.0), lat(b.total, 0.0);
+      lbm_box_unpack(&b, lat.data(), n, 1, ones.data());
+      for (size_t e = 0; e < b.total; ++e) got[e] += lat[e] != 0.0;
+    }
+    for (size_t e = 0; e < b.total; ++e) {
+      ASSERT_LE(got[e], 1) << "rank " << r << " element " << e;  // one link per element
+      ASSERT_GE(got[e], need[e]) << "rank " << r << " element " << e;
+      if (got[e] > need[e]) {  // a face's rim cell: its population streams on out of the box
+        const int q = (int)(e / b.qs), c = (int)(e % b.qs);
+        const int t[3] = {c % (int)b.sy + E[q][0], c % (int)b.sz / (int)b.sy + E[q][1],
+                          c / (int)b.sz + E[q][2]};
+        bool interior = true;
+        for (int a = 0; a < 3; ++a) interior = interior && t[a] >= 1 && t[a] <= len[a];
+        ASSERT_FALSE(interior) << "rank " << r << " element " << e;
+        rim++;
+      }
+    }
+  }
+  EXPECT_GT(rim, 0u);  // faces carry all five populations of every face cell, rims included
+}
+
+// 2x2x1 at 8,6,5, by hand: every rank has a 4x3x5 box, one x neighbour (5 populations of 3x5
+// cells: 75 doubles), one y neighbour (5 of 4x5: 100) and one xy-edge neighbour (1 of 5 cells:
+// 5), no z neighbour: 3 messages of 180 doubles (1440 bytes) per rank and step, 12 messages
+// and 5760 bytes per step in all (the mpi test lbm_cpu_procs_messages sees the same).
+TEST(LbmGrid, MessagesPerStepByHand) {
+  const int g[3] = {2, 2, 1}, s[3] = {8, 6, 5};
+  const lbm_params p = params(s[0], s[1], s[2], "cavity", "rest");
+  // Rank 0 is (0,0,0): +x is rank 2, +y rank 1, +x+y rank 3.
+  const int want_rank[4][LBM_LINKS] = {// -x +x -y +y -z +z | -x-y +x+y -x+y +x-y | xz 4 | yz 4
+                                       {-1, 2, -1, 1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+                                       {-1, 3, 0, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1},
+                                       {0, -1, -1, 3, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+                                       {1, -1, 2, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
+  size_t messages = 0, doubles = 0;
+  for (int r = 0; r < 4; ++r) {
+    const lbm_block blk = grid_block(s, g, r);
+    ASSERT_EQ(blk.nx * 100 + blk.ny * 10 + blk.nz, 435);
+    const lbm_box b = lbm_box_make(&p, &blk);
+    kit_link links[LBM_LINKS];
+    lbm_box_links(&b, g, r, links);
+    for (int n = 0; n < LBM_LINKS; ++n) {
+      EXPECT_EQ(links[n].rank, want_rank[r][n] < 0 ? MPI_PROC_NULL : want_rank[r][n]) << r << " " << n;
+      if (links[n].rank == MPI_PROC_NULL) continue;
+      messages++;
+      doubles += links[n].send_count;
+      EXPECT_EQ(links[n].send_count, n < 2 ? 75u : (n < 4 ? 100u : 5u)) << r << " " << n;
+    }
+  }
+  EXPECT_EQ(messages, 12u);
+  EXPECT_EQ(doubles * 8, 5760u);
+}
+
+// Grids run in one process: every box updated whole (lbm_box_update), every link packed,
+// handed to the neighbour's link back and unpacked, the swap; the gathered rho and u equal the
+// oracle bit for bit, with uneven splits, one cell per rank along an axis, and 2x2x2 (whose
+// corner neighbours exchange nothing). 1x1x1 is the box code on the whole lattice.
+TEST(LbmGrid, InProcessGridsMatchOracle) {
+  const int s[3] = {7, 5, 6}, steps = 7;
+  const int grids[][3] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1},
+                          {2, 2, 2}, {3, 1, 2}, {7, 1, 1}, {1, 5, 1}};
+  for (const char *init : {"random", "rest"}) {
+    lbm_params p = params(s[0], s[1], s[2], "cavity", init);
+    std::vector<double> ref(4 * s[0] * s[1] * s[2]);
+    lbm_reference(&p, steps, ref.data());
+    for (const auto &gr : grids) {
+      const int nr = gr[0] * gr[1] * gr[2];
+      std::vector<lbm_box> b;
+      std::vector<std::vector<kit_link>> plan(nr, std::vector<kit_link>(LBM_LINKS));
+      std::vector<std::vector<double>> f(nr), fn(nr);
+      for (int r = 0; r < nr; ++r) {
+        const lbm_block blk = grid_block(s, gr, r);
+        b.push_back(lbm_box_make(&p, &blk));
+        lbm_box_links(&b[r], gr, r, plan[r].data());
+        f[r].resize(b[r].total);
+        lbm_box_fill(&p, &b[r], f[r].data());
+        fn[r] = f[r];
+      }
+      for (int t = 0; t < steps; ++t) {
+        for (int r = 0; r < nr; ++r) {
+          const int lo[3] = {1, 1, 1}, hi[3] = {b[r].nx + 1, b[r].ny + 1, b[r].nz + 1};
+          lbm_box_update(&p, &b[r], f[r].data(), fn[r].data(), lo, hi, 1);
+        }
+        for (int r = 0; r < nr; ++r)
+          for (int n = 0; n < LBM_LINKS; ++n) {
+            const int to = plan[r][n].rank;
+            if (to == MPI_PROC_NULL) continue;
+            std::vector<double> msg(plan[r][n].send_count);
+            lbm_box_pack(&b[r], fn[r].data(), n, 0, msg.data());
+            lbm_box_unpack(&b[to], fn[to].data(), n ^ 1, 1, msg.data());
+          }
+        std::swap(f, fn);
+      }
+      std::vector<double> all(ref.size(), -1.0);
+      for (int r = 0; r < nr; ++r) {
+        std::vector<double> part(4 * (size_t)b[r].nx * b[r].ny * b[r].nz);
+        lbm_box_macroscopic(&p, &b[r], f[r].data(), part.data());
+        for (int l = 0; l < b[r].nz; ++l)
+          for (int j = 0; j < b[r].ny; ++j)
+            for (int i = 0; i < b[r].nx; ++i)
+              for (int v = 0; v < 4; ++v)
+                all[4 * (((size_t)(b[r].k0 - 1 + l) * s[1] + b[r].j0 + j) * s[0] + b[r].i0 + i) + v] =
+                    part[4 * (((size_t)l * b[r].ny + j) * b[r].nx + i) + v];
+      }
+      for (size_t e = 0; e < ref.size(); ++e)
+        ASSERT_EQ(all[e], ref[e]) << init << " grid " << gr[0] << "x" << gr[1] << "x" << gr[2] << " " << e;
+    }
+  }
 }
