@@ -35,6 +35,8 @@ typedef struct bfs_params {
   int prune;                  /* --prune: sort-unique list messages before they leave (recipe 3) */
   const char *direction;      /* --direction top-down|bottom-up|auto (bfs_check fills the default) */
   const char *message_matrix; /* --message-matrix FILE: the first timed search's per-pair bytes (matrix.c) */
+  const char *partition; /* --partition block|cyclic: vertex v in block v*P/N (block) or v mod P (cyclic) */
+  int frontier_table;    /* --frontier-table: Rossetti's next-level frontier arrays, m and n (frontier.c) */
 } bfs_params;
 
 /* The transfer mode of a --transfer word. */
@@ -90,6 +92,12 @@ typedef struct bfs_graph {
 /* build.c: kernel 1. Sends each directed half of every edge to the process that stores it
  * and builds the local CSR (collective). Self-loops are counted, not stored. */
 void bfs_build(const bfs_edges *e, int R, int C, const kit_env *env, bfs_graph *g);
+/* --partition cyclic: every endpoint v of the slice becomes bfs_cyclic_label(n, parts, v)
+ * (partition.h), in place, before kernel 1 builds the blocks (OpenMP threads). */
+void bfs_edges_relabel_cyclic(bfs_edges *e, int64_t parts);
+/* The edge balance of kernel 1's blocks: the largest rank's stored directed entries over
+ * the mean (1 when nothing is stored; collective). */
+double bfs_edge_imbalance(const bfs_graph *g);
 void bfs_graph_free(bfs_graph *g);
 /* A sub-CSR of g's block (build.c): the entries whose row-local destination lies in
  * [lo, hi) (inside = 1) or outside it (inside = 0), over the same ncol sources, each
@@ -110,6 +118,24 @@ int bfs_sample_roots(const uint32_t *nonisolated, int64_t n, uint64_t seed, int 
 /* Input edges in the component of a search (both endpoints reached), self-loops and repeats
  * counted: the m of TEPS = m / time (collective). level_owned < 0: unreached. */
 int64_t bfs_traversed_edges(const bfs_graph *g, const int32_t *level_owned);
+
+/* frontier.c: --frontier-table, the next-level frontier arrays (NLFS) of Rossetti et al.'s
+ * straightforward BFS: at level L each rank writes one entry per stored directed entry
+ * u -> v of its block whose source u is in the level-L frontier (recipes 1-2: the array of
+ * m = sum of the frontier's degrees), visited targets included, self-loops excluded (kernel
+ * 1 stores none), repeated edges included; recipe 3 sorts it and keeps the n distinct v.
+ * "Remote" entries are those whose v another rank owns (what the fold would send).
+ * Per level L, four counters: m, n, m_remote, n_remote (BFS_NLFS_*). */
+enum { BFS_NLFS_M = 0, BFS_NLFS_N = 1, BFS_NLFS_M_REMOTE = 2, BFS_NLFS_N_REMOTE = 3, BFS_NLFS_NCOUNT = 4 };
+/* This rank's counters (not collective): col_level[x] is the level of column-local vertex x
+ * (-1: unreached or padding); counts gets BFS_NLFS_NCOUNT * nlevels values (overwritten);
+ * stamp is nrow int32 of scratch. */
+void bfs_nlfs_local(const bfs_graph *g, const int32_t *col_level, int nlevels, int32_t *stamp,
+                    int64_t *counts);
+/* Collective: the levels of every grid column gathered from their owners, this rank's
+ * counters, summed over the ranks. Returns the number of levels (the largest level + 1) and
+ * sets *counts (malloc'd, BFS_NLFS_NCOUNT per level; the caller frees it). */
+int bfs_nlfs_search(const bfs_graph *g, const int32_t *level_owned, int64_t **counts);
 
 /* Bytes and messages of one BFS level, this rank's (the driver sums them over ranks). */
 typedef struct bfs_level_traffic {

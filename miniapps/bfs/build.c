@@ -300,3 +300,18 @@ void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int6
   *xoff = off;
   *adj = a;
 }
+
+void bfs_edges_relabel_cyclic(bfs_edges *e, int64_t parts) {
+  const int64_t n = e->n, len = 2 * e->m;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < len; ++k) e->uv[k] = bfs_cyclic_label(n, parts, e->uv[k]);
+}
+
+double bfs_edge_imbalance(const bfs_graph *g) {
+  const int64_t mine = g->xoff[g->ncol];
+  int64_t most = 0, total = 0;
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+  KIT_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  const double P = (double)g->R * g->C;
+  return total > 0 ? (double)most * P / (double)total : 1.0;
+}

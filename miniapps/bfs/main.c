@@ -53,6 +53,7 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_int(j, "grid_cols", p->grid[1]);
   kit_json_string(j, "transfer", p->transfer);
   kit_json_bool(j, "prune", p->prune);
+  kit_json_string(j, "partition", p->partition);
   kit_json_string(j, "direction", p->direction);
   /* BFS_DISCOVER=thread|edges overrides a GPU variant's discovery kernel (labs): record it, so
    * two runs that differ only there can be told apart. */
@@ -69,9 +70,10 @@ int main(int argc, char **argv) {
                       .edgefactor = 16,
                       .transfer = "auto",
                       .nroots = 64,
-                      .root = -1}};
+                      .root = -1,
+                      .partition = "block"}};
   bfs_params *p = &a.p;
-  kit_option opts[KIT_RUN_NOPTS + 13];
+  kit_option opts[KIT_RUN_NOPTS + 15];
   int n = kit_run_options(&p->run, opts);
   opts[n].type = KIT_OPT_END;
   /* A run is --roots searches, each timed (Graph500 kernel 2), not repetitions of steps, and
@@ -100,6 +102,8 @@ int main(int argc, char **argv) {
       {"root", KIT_OPT_U64, &a.root, "V", "one search from vertex V instead [none: --roots keys]", 1, 0, 0, NULL, NULL, &a.root_given},
       {"prune", KIT_OPT_FLAG, &p->prune, NULL, "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1, NULL, NULL, NULL},
       {"direction", KIT_OPT_STRING, &p->direction, "DIR", "level direction: top-down, bottom-up, or Beamer's switch between them (auto) [cpu: auto; others: top-down, the only one they have]", 1, 0, 0, "top-down|bottom-up|auto", NULL, NULL},
+      {"partition", KIT_OPT_STRING, &p->partition, "KIND", "vertex owners: consecutive blocks, or cyclic (v mod P, P = R*C: Rossetti's slides), by relabelling before kernel 1", 1, 0, 0, "block|cyclic", NULL, NULL},
+      {"frontier-table", KIT_OPT_FLAG, &p->frontier_table, NULL, "count the slides' next-level frontier arrays per level (m entries, n after sort-unique; untimed, after each search); table and unique_ratio", 1, 0, 1, NULL, NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},
       {"message-matrix", KIT_OPT_STRING, &p->message_matrix, "FILE", "write the first timed search's bytes per sender and receiver, expand and fold, one JSON line per level", 1, 0, 0, NULL, NULL, NULL},
   };

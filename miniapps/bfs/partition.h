@@ -40,6 +40,24 @@ static inline KIT_HD int64_t bfs_grid_block(int R, int i, int j) {
   return (int64_t)j * R + i;
 }
 
+/* --partition cyclic (Rossetti et al.'s slides: "edge (Ui,Vj) in Pk if Ui mod #P == k"):
+ * input vertex v goes to block v mod P, P = R*C the number of blocks (on a 1D grid, 1xC or
+ * Rx1, block b is world rank b: the slides' rule; on an R x C grid block b is the process in
+ * grid row b mod R, column b / R, as for the block partition). It is done by relabelling:
+ * v becomes the (v / P)-th vertex of block v mod P, so the block layout over the new labels
+ * is the cyclic layout over the input labels. Block b holds exactly the v < n with
+ * v mod P == b, n / P + (b < n % P) of them: bfs_block_count, so the map is a bijection of
+ * [0, n) for any n >= P, divisible or not. With P = 1 it is the identity. */
+static inline KIT_HD int64_t bfs_cyclic_label(int64_t n, int64_t parts, int64_t v) {
+  return bfs_block_begin(n, parts, v % parts) + v / parts;
+}
+
+/* The inverse: the input label of internal vertex w. */
+static inline KIT_HD int64_t bfs_input_label(int64_t n, int64_t parts, int64_t w) {
+  const int64_t b = bfs_block_of(n, parts, w);
+  return (w - bfs_block_begin(n, parts, b)) * parts + b;
+}
+
 /* Rounded up to whole 32-bit words, in bits. */
 static inline KIT_HD int64_t bfs_pad32(int64_t bits) {
   return (bits + 31) & ~(int64_t)31;

@@ -10,6 +10,36 @@
 #include "kit/check.h"
 #include "run.h"
 
+/* m / n, or 0 when n is 0. */
+static double ratio(int64_t m, int64_t n) {
+  return n > 0 ? (double)m / (double)n : 0.0;
+}
+
+/* --frontier-table: the first search's next-level frontier arrays, the slides' table
+ * ("NLFS" and "NLFS-after-SU" per level) with their ratio; frontier.c says what is counted. */
+static void print_nlfs(const bfs_run *r) {
+  const bfs_traffic *first = &r->first;
+  printf(
+      "next-level frontier arrays of the first search (Rossetti's recipes 1-3: m entries, n after "
+      "sort-unique; remote: owned by another rank), summed over ranks:\n");
+  printf("  %5s %4s %12s %14s %14s %9s %14s %14s\n", "level", "dir", "frontier", "m", "n", "m/n", "m_remote",
+         "n_remote");
+  int64_t sum[BFS_NLFS_NCOUNT] = {0, 0, 0, 0}, fsum = 0;
+  for (int l = 0; l < r->nlfs_levels; ++l) {
+    const int64_t *c = r->nlfs_first + BFS_NLFS_NCOUNT * l;
+    const int64_t fr = l < first->nlevels ? first->lv[l].frontier : 0;
+    const char *dir = l < first->nlevels ? (first->lv[l].bottom_up ? "BU" : "TD") : "-";
+    printf("  %5d %4s %12lld %14lld %14lld %9.2f %14lld %14lld\n", l, dir, (long long)fr,
+           (long long)c[BFS_NLFS_M], (long long)c[BFS_NLFS_N], ratio(c[BFS_NLFS_M], c[BFS_NLFS_N]),
+           (long long)c[BFS_NLFS_M_REMOTE], (long long)c[BFS_NLFS_N_REMOTE]);
+    for (int q = 0; q < BFS_NLFS_NCOUNT; ++q) sum[q] += c[q];
+    fsum += fr;
+  }
+  printf("  %5s %4s %12lld %14lld %14lld %9.2f %14lld %14lld\n", "total", "-", (long long)fsum,
+         (long long)sum[BFS_NLFS_M], (long long)sum[BFS_NLFS_N], ratio(sum[BFS_NLFS_M], sum[BFS_NLFS_N]),
+         (long long)sum[BFS_NLFS_M_REMOTE], (long long)sum[BFS_NLFS_N_REMOTE]);
+}
+
 /* The Graph500 block and the first search's levels, on rank 0. */
 static void print_g500(const bfs_run *r, double construction_time) {
   const bfs_params *p = &r->a->p;
@@ -28,8 +58,8 @@ static void print_g500(const bfs_run *r, double construction_time) {
   printf("%-28s %.12g\n", "construction_time:", construction_time);
   bfs_g500_print(stdout, r->times, r->nedges, r->nbfs);
   printf("%-28s 0x%016llx\n", "edge_list_hash:", (unsigned long long)r->hash);
-  printf("%-28s %dx%d, transfer %s%s\n", "grid:", p->grid[0], p->grid[1], p->transfer,
-         p->prune ? ", pruned" : "");
+  printf("%-28s %dx%d, %s partition (edge imbalance %.4f), transfer %s%s\n", "grid:", p->grid[0], p->grid[1],
+         p->partition, r->edge_imbalance, p->transfer, p->prune ? ", pruned" : "");
   /* Directions (direction.h): every search's levels, and the first search's in order. */
   printf("%-28s %s: %lld levels top-down, %lld bottom-up over %d searches\n", "direction:", p->direction,
          (long long)r->top_down_levels, (long long)r->bottom_up_levels, r->nbfs);
@@ -51,6 +81,7 @@ static void print_g500(const bfs_run *r, double construction_time) {
     if (p->prune) printf(" %14lld", (long long)t->unpruned_bytes);
     printf("\n");
   }
+  if (p->frontier_table) print_nlfs(r);
   fflush(stdout);
 }
 
@@ -105,6 +136,7 @@ void bfs_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, 
   kit_report_messages(rep, r->messages, r->bytes, nbfs);
   kit_report_result(rep, "construction_time", construction_time, "s");
   kit_report_result(rep, "generation_time", r->generation_time, "s");
+  kit_report_result(rep, "edge_imbalance", r->edge_imbalance, "x");
   kit_report_result(rep, "harmonic_mean_TEPS", r->teps.mean, "TEPS");
   kit_report_result(rep, "harmonic_stddev_TEPS", r->teps.stddev, "TEPS");
   kit_report_result(rep, "mean_nedge", r->mean_nedge, "edges");
@@ -119,6 +151,14 @@ void bfs_finish(void *ctx, const kit_variant *v, void *st, const kit_timing *t, 
   kit_report_result(rep, "peak_level_bytes", peak_bytes, "B");
   kit_report_result(rep, "peak_level_bytes_as_lists", peak_list, "B");
   kit_report_result(rep, "bitmap_reduction_peak", peak_bytes > 0 ? peak_list / peak_bytes : 1.0, "x");
+  if (r->a->p.frontier_table) { /* every search's next-level frontier arrays (frontier.c) */
+    const int64_t *c = r->nlfs_total;
+    kit_report_result(rep, "nlfs_per_search", (double)c[BFS_NLFS_M] / nbfs, "entries");
+    kit_report_result(rep, "nlfs_unique_per_search", (double)c[BFS_NLFS_N] / nbfs, "entries");
+    kit_report_result(rep, "unique_ratio", ratio(c[BFS_NLFS_M], c[BFS_NLFS_N]), "x");
+    kit_report_result(rep, "nlfs_remote_per_search", (double)c[BFS_NLFS_M_REMOTE] / nbfs, "entries");
+    kit_report_result(rep, "nlfs_remote_unique_per_search", (double)c[BFS_NLFS_N_REMOTE] / nbfs, "entries");
+  }
 #ifdef KIT_HAVE_CUDA
   if (v == &bfs_hybrid.base) {
     /* The split actually used, summed over ranks (kit_main reports the model and the

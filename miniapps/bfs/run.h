@@ -31,7 +31,12 @@ typedef struct bfs_failures {
 typedef struct bfs_run {
   bfs_ctx c;
   const bfs_args *a;
-  bfs_graph graph;        /* kernel 1's product (c.g) */
+  bfs_graph graph; /* kernel 1's product (c.g) */
+  /* --partition cyclic on more than one rank: P = R*C, the graph is built on the relabelled
+   * edge list (partition.h) and the driver maps the keys in and the results back out; 0 for
+   * the block partition (no relabelling: today's path). */
+  int64_t relabel_parts;
+  double edge_imbalance;  /* kernel 1's blocks: the largest rank's stored entries over the mean */
   double generation_time; /* Graph500 step 1, max over ranks */
   double build_time;      /* kernel 1's graph build, max over ranks (+ the variant's setup) */
   uint64_t hash;          /* the edge list's hash, summed over ranks */
@@ -43,6 +48,7 @@ typedef struct bfs_run {
   bfs_csr csr;
   int64_t *parent;
   int32_t *level, *oracle;
+  int64_t *unmap; /* rank 0, cyclic: N int64 of scratch to put the gathered arrays in input order */
   /* Kernel 2's record (search.c). */
   double times[64], nedges[64];
   bfs_failures fail;
@@ -50,6 +56,11 @@ typedef struct bfs_run {
   int64_t expand_total, fold_total, unpruned_total, max_levels;
   int64_t bottom_up_levels, top_down_levels; /* over every search (direction.h) */
   bfs_traffic first;                         /* the first search's levels, summed over ranks */
+  /* --frontier-table (frontier.c): the first search's counters per level, and every search's
+   * sums (BFS_NLFS_NCOUNT each), summed over ranks. */
+  int nlfs_levels;
+  int64_t *nlfs_first;
+  int64_t nlfs_total[BFS_NLFS_NCOUNT];
   bfs_g500_stats teps;
   double mean_nedge;
 } bfs_run;
@@ -64,6 +75,11 @@ int bfs_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, d
  * the search keys and the verification inputs (-1, or the exit code of a key refusal). */
 int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo);
 void bfs_free_run(void *run);
+/* --partition cyclic: the internal label of input vertex v (the identity for block). */
+int64_t bfs_internal_vertex(const bfs_run *r, int64_t v);
+/* Rank 0, cyclic: the gathered parent and level arrays (r->parent, r->level, indexed and
+ * valued in internal labels) put in input labels, before validation and dumps (block: nothing). */
+void bfs_input_order(bfs_run *r);
 /* hybrid: kit_app.cpu_units (the CPU's 32-vertex words of this rank's row at a share) and
  * kit_app.set_cpu_fraction. */
 int bfs_cpu_units(const void *ctx, double fraction);

@@ -106,6 +106,14 @@ static void memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpu
   /* cpu with a bottom-up direction: the block's transpose (8 bytes per row vertex, 4 per
    * directed entry, about 2M/P of them), the owned degrees and the row's visited bits. */
   if (!needs_gpu && strcmp(a->p.direction, "top-down") != 0) *host += 8.0 * M / P + 8.25 * nrow + 8.0 * N / P;
+  /* --partition cyclic: rank 0's scratch to put the gathered arrays back in input order, and
+   * the keys' bitmap in input labels; --frontier-table: the column's levels, their order and
+   * one stamp per row vertex (frontier.c). */
+  if (strcmp(a->p.partition, "cyclic") == 0 && env->nranks > 1) {
+    *host += N / 8.0;
+    if (env->rank == 0 && (a->p.run.verify || a->p.dump_parents)) *host += 8.0 * N;
+  }
+  if (a->p.frontier_table) *host += 8.0 * ncol + 4.0 * nrow;
   if (needs_gpu) {
     *device = 8.0 * M / P + 60.0 * ncol * gpus + 20.0 * nrow + 32.0 * N / P;
     *host += 12.0 * nrow + 8.0 * ncol;
@@ -176,20 +184,35 @@ int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus
   uint64_t hash = bfs_edges_hash(&slice);
   KIT_MPI_CHECK(MPI_Allreduce(&hash, &r->hash, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
 
-  /* Kernel 1 (timed): the distributed graph; kit_main adds the variant's setup to it. */
+  /* --partition cyclic: the vertices relabelled so that kernel 1's block layout is the
+   * cyclic one over the input labels (partition.h); on one rank it is the identity. */
+  if (strcmp(p->partition, "cyclic") == 0 && env->nranks > 1) r->relabel_parts = env->nranks;
+
+  /* Kernel 1 (timed): the distributed graph (the relabelling, when cyclic, is part of it);
+   * kit_main adds the variant's setup to it. */
   KIT_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   t0 = kit_now();
+  if (r->relabel_parts) bfs_edges_relabel_cyclic(&slice, r->relabel_parts);
   bfs_build(&slice, p->grid[0], p->grid[1], env, &r->graph);
   r->build_time = elapsed_max(t0);
+  r->edge_imbalance = bfs_edge_imbalance(&r->graph);
   /* On one rank the slice is the whole generated list, which the checks need below. */
   bfs_edges kept = {0, 0, 0, 0, NULL};
-  if (env->nranks == 1 && !p->graph && r->want_full)
+  if (env->nranks == 1 && !p->graph && r->want_full && !r->relabel_parts)
     kept = slice;
   else
     bfs_edges_free(&slice);
 
-  /* The search keys (untimed): degree >= 1 not counting self-loops, the same on every rank. */
+  /* The search keys (untimed): degree >= 1 not counting self-loops, the same on every rank,
+   * drawn in input labels, so both partitions search from the same keys. */
   uint32_t *nonisolated = bfs_nonisolated(&r->graph);
+  if (r->relabel_parts) {
+    uint32_t *in = calloc((size_t)bfs_bitmap_words(N), sizeof(uint32_t));
+    for (int64_t v = 0; v < N; ++v)
+      if (bfs_bit_get(nonisolated, bfs_internal_vertex(r, v))) bfs_bit_set(in, v);
+    free(nonisolated);
+    nonisolated = in;
+  }
   if (a->root_given) {
     r->nbfs = bfs_bit_get(nonisolated, (int64_t)a->root) ? 1 : -1;
     r->roots[0] = (int64_t)a->root;
@@ -209,7 +232,7 @@ int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus
     bfs_edges_free(&a->file);
     return rc;
   }
-  r->c.first_key = r->roots[0];
+  r->c.first_key = bfs_internal_vertex(r, r->roots[0]);
 
   /* What the checks need on rank 0: the whole input list and the oracle's CSR. */
   if (env->rank == 0 && r->want_full) {
@@ -225,6 +248,7 @@ int bfs_context(const kit_env *env, void *params, const kit_variant *v, int gpus
     r->parent = kit_malloc((size_t)N * sizeof(int64_t), "gathered parents");
     r->level = kit_malloc((size_t)N * sizeof(int32_t), "gathered levels");
     r->oracle = kit_malloc((size_t)N * sizeof(int32_t), "oracle levels");
+    if (r->relabel_parts) r->unmap = kit_malloc((size_t)N * sizeof(int64_t), "input-order scratch");
   }
   bfs_edges_free(&a->file);
   return -1;
@@ -238,6 +262,8 @@ void bfs_free_run(void *run) {
   free(r->parent);
   free(r->level);
   free(r->oracle);
+  free(r->unmap);
+  free(r->nlfs_first);
   bfs_traffic_free(&r->first);
   free(r);
 }
@@ -248,4 +274,24 @@ int bfs_cpu_units(const void *ctx, double f) {
 }
 void bfs_set_cpu_fraction(void *ctx, double f) {
   ((bfs_run *)ctx)->c.cpu_fraction = f;
+}
+
+int64_t bfs_internal_vertex(const bfs_run *r, int64_t v) {
+  return r->relabel_parts ? bfs_cyclic_label(r->graph.n, r->relabel_parts, v) : v;
+}
+
+void bfs_input_order(bfs_run *r) {
+  if (!r->relabel_parts) return;
+  const int64_t n = r->graph.n, P = r->relabel_parts;
+  int64_t *tmp = r->unmap;
+#pragma omp parallel for schedule(static)
+  for (int64_t w = 0; w < n; ++w) {
+    const int64_t p = r->parent[w];
+    tmp[bfs_input_label(n, P, w)] = p < 0 ? p : bfs_input_label(n, P, p);
+  }
+  memcpy(r->parent, tmp, (size_t)n * sizeof(int64_t));
+  int32_t *lv = (int32_t *)tmp; /* N int32 fit in N int64 */
+#pragma omp parallel for schedule(static)
+  for (int64_t w = 0; w < n; ++w) lv[bfs_input_label(n, P, w)] = r->level[w];
+  memcpy(r->level, lv, (size_t)n * sizeof(int32_t));
 }

@@ -101,6 +101,53 @@ TEST(bfsPartition, BlocksCoverEveryVertexOnce) {
       }
 }
 
+// --partition cyclic: the relabelling puts input vertex v in block v mod P (the slides'
+// "Ui mod #P == k"), as the (v / P)-th vertex of that block; it is a bijection of [0, n)
+// whether or not P divides n, bfs_input_label is its inverse, and P = 1 is the identity.
+TEST(bfsPartition, CyclicRelabelIsTheCyclicLayout) {
+  for (int64_t n : {1, 5, 11, 12, 31, 40, 1000, 1025})
+    for (int64_t parts : {1, 2, 3, 4, 7})
+      if (parts <= n) {
+        std::vector<int> hit(n, 0);
+        for (int64_t v = 0; v < n; ++v) {
+          const int64_t w = bfs_cyclic_label(n, parts, v);
+          ASSERT_GE(w, 0);
+          ASSERT_LT(w, n);
+          hit[w]++;
+          ASSERT_EQ(bfs_block_of(n, parts, w), v % parts) << n << " " << parts << " " << v;
+          ASSERT_EQ(w - bfs_block_begin(n, parts, v % parts), v / parts);
+          ASSERT_EQ(bfs_input_label(n, parts, w), v) << n << " " << parts << " " << v;
+          if (parts == 1) {
+            ASSERT_EQ(w, v);
+          }
+          if (n % parts == 0) {
+            ASSERT_EQ(w, (v % parts) * (n / parts) + v / parts);
+          }
+        }
+        for (int64_t w = 0; w < n; ++w) {
+          ASSERT_EQ(hit[w], 1) << "label " << w << " of " << n << ", " << parts << " parts";
+          ASSERT_EQ(bfs_cyclic_label(n, parts, bfs_input_label(n, parts, w)), w);
+        }
+      }
+  // By hand: 11 vertices over 4 blocks of 3, 3, 3, 2; block 1 holds 1, 5, 9 as 3, 4, 5.
+  EXPECT_EQ(bfs_cyclic_label(11, 4, 1), 3);
+  EXPECT_EQ(bfs_cyclic_label(11, 4, 5), 4);
+  EXPECT_EQ(bfs_cyclic_label(11, 4, 9), 5);
+  EXPECT_EQ(bfs_cyclic_label(11, 4, 3), 9);
+  EXPECT_EQ(bfs_cyclic_label(11, 4, 7), 10);
+  EXPECT_EQ(bfs_input_label(11, 4, 10), 7);
+}
+
+// The edge list is relabelled endpoint by endpoint, in place.
+TEST(bfsPartition, CyclicRelabelOfAnEdgeList) {
+  bfs_edges e;
+  bfs_generate_slice(6, 4, 3, 0, 1, &e);
+  const std::vector<int64_t> before(e.uv, e.uv + 2 * e.m);
+  bfs_edges_relabel_cyclic(&e, 3);
+  for (int64_t k = 0; k < 2 * e.m; ++k) ASSERT_EQ(e.uv[k], bfs_cyclic_label(e.n, 3, before[k])) << k;
+  bfs_edges_free(&e);
+}
+
 TEST(bfsGrid, DefaultAndParser) {
   int g[2];
   bfs_default_grid(1, g);
@@ -538,4 +585,65 @@ TEST(bfsDirection, Words) {
   EXPECT_EQ(bfs_direction_mode("auto"), BFS_DIRECTION_AUTO);
   EXPECT_EQ(bfs_direction_mode("sideways"), -1);
   EXPECT_STREQ(bfs_direction_name(BFS_BOTTOM_UP), "bottom-up");
+}
+
+// --frontier-table's count (frontier.c) on a block written here: two row sections, [0, 64)
+// and [64, 154) (padded to 160), this rank being member 0 and then member 1; random entries
+// with repeats, random levels with unreached and padding columns. Against a direct count:
+// level L's array is every entry of every column vertex at level L, n its distinct targets,
+// remote the targets outside this rank's own section.
+TEST(bfsNlfs, CountsTheSlidesArrays) {
+  std::mt19937 rng(5);
+  bfs_graph g;
+  std::memset(&g, 0, sizeof g);
+  g.ncol = 96;
+  g.nrow = 160;
+  g.C = 2;
+  int64_t row_off[3] = {0, 64, 160}, row_count[2] = {64, 90};
+  g.row_off = row_off;
+  g.row_count = row_count;
+  std::vector<int64_t> xoff(g.ncol + 1, 0);
+  std::vector<uint32_t> adj;
+  std::vector<int32_t> level(g.ncol);
+  const int nlevels = 5;
+  for (int64_t x = 0; x < g.ncol; ++x) {
+    const int d = (int)(rng() % 9);
+    for (int k = 0; k < d; ++k) adj.push_back(k > 0 && rng() % 4 == 0 ? adj.back() : rng() % 154);
+    xoff[x + 1] = (int64_t)adj.size();
+    level[x] = x >= 90 ? -1 : (int32_t)(rng() % (nlevels + 1)) - 1;  // -1: unreached
+  }
+  g.xoff = xoff.data();
+  g.adj = adj.data();
+  for (int j : {0, 1}) {
+    g.j = j;
+    const uint32_t lo = (uint32_t)row_off[j], hi = (uint32_t)(row_off[j] + row_count[j]);
+    std::vector<int32_t> stamp(g.nrow);
+    std::vector<int64_t> got(BFS_NLFS_NCOUNT * nlevels, -7);
+    bfs_nlfs_local(&g, level.data(), nlevels, stamp.data(), got.data());
+    int64_t total = 0, total_remote = 0;
+    for (int L = 0; L < nlevels; ++L) {
+      int64_t m = 0, mr = 0;
+      std::set<uint32_t> n, nr;
+      for (int64_t x = 0; x < g.ncol; ++x) {
+        if (level[x] != L) continue;
+        for (int64_t e = xoff[x]; e < xoff[x + 1]; ++e) {
+          const bool remote = adj[e] < lo || adj[e] >= hi;
+          m++;
+          mr += remote;
+          n.insert(adj[e]);
+          if (remote) nr.insert(adj[e]);
+        }
+      }
+      const int64_t *c = &got[BFS_NLFS_NCOUNT * L];
+      EXPECT_EQ(c[BFS_NLFS_M], m) << "member " << j << ", level " << L;
+      EXPECT_EQ(c[BFS_NLFS_N], (int64_t)n.size()) << "member " << j << ", level " << L;
+      EXPECT_EQ(c[BFS_NLFS_M_REMOTE], mr) << "member " << j << ", level " << L;
+      EXPECT_EQ(c[BFS_NLFS_N_REMOTE], (int64_t)nr.size()) << "member " << j << ", level " << L;
+      EXPECT_GT(m, (int64_t)n.size()) << "level " << L << ": the test needs repeats";
+      total += m;
+      total_remote += mr;
+    }
+    EXPECT_GT(total_remote, 0);
+    EXPECT_LT(total_remote, total);
+  }
 }
