@@ -20,7 +20,7 @@ set(_outs_ising     --json --trace --dump --checkpoint)
 set(_outs_lbm       --json --trace --dump --checkpoint --vtk --profile)
 set(_outs_tetfv     --json --trace --dump --checkpoint)
 set(_outs_bfs       --json --trace --dump-parents)
-set(_outs_particles --json --trace --dump --checkpoint --dump-cells)
+set(_outs_particles --json --trace --dump --checkpoint --dump-cells --dump-lammps)
 
 foreach(app laplace ising lbm tetfv bfs particles)
   if(NOT TARGET ${app})
@@ -44,7 +44,7 @@ endforeach()
 
 # The dumps and files written from the whole field, to /dev/full: exit 3 with the reason.
 set(_dumps "laplace|--dump" "ising|--dump" "lbm|--dump" "lbm|--vtk" "lbm|--profile" "tetfv|--dump"
-           "bfs|--dump-parents" "particles|--dump" "particles|--dump-cells")
+           "bfs|--dump-parents" "particles|--dump" "particles|--dump-cells" "particles|--dump-lammps")
 foreach(d ${_dumps})
   hostile_fields("${d}" app flag)
   if(NOT TARGET ${app})
