@@ -228,8 +228,10 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
   pt_derive_cells(p);
   for (int k = 0; k < 3; ++k)
     if (p->nc[k] < 1) {
-      snprintf(err, errlen, "--rc: %g is too large for the domain: L%c = %.6g holds no cell of side >= rc",
-               p->rc, (char)('x' + k), p->box[k]);
+      snprintf(err, errlen,
+               "--rc%s: %g is too large for the domain: L%c = %.6g holds no cell of side >= rc%s",
+               p->list ? " + --skin" : "", p->list ? p->rc + p->skin : p->rc, (char)('x' + k), p->box[k],
+               p->list ? " + skin" : "");
       return -1;
     }
   const double tiling = (double)p->nc[0] * p->nc[1] * p->nc[2];
@@ -268,26 +270,7 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
   g->sites_in_cell = calloc((size_t)g->ncells, sizeof *g->sites_in_cell);
   if (!g->sites_in_cell)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for the cell weights");
-  for (int c = 0; c < g->ncells; ++c) g->one_owner[c] = -1;
-  for (int k = 0; k < g->nv[2]; ++k)
-    for (int j = 0; j < g->nv[1]; ++j)
-      for (int i = 0; i < g->nv[0]; ++i) {
-        const int v[3] = {i, j, k};
-        if (!pt_voxel_open(&w, v)) continue;
-        int lo[3], hi[3];
-        for (int ax = 0; ax < 3; ++ax) {
-          lo[ax] = cell_coord((v[ax] - 1e-9) * g->h, p->inv_side[ax], p->box[ax], p->nc[ax]);
-          hi[ax] = cell_coord((v[ax] + 1 + 1e-9) * g->h, p->inv_side[ax], p->box[ax], p->nc[ax]);
-          if (lo[ax] < 0) lo[ax] = 0;
-          if (hi[ax] > p->nc[ax] - 1) hi[ax] = p->nc[ax] - 1;
-        }
-        for (int cz = lo[2]; cz <= hi[2]; ++cz)
-          for (int cy = lo[1]; cy <= hi[1]; ++cy)
-            for (int cx = lo[0]; cx <= hi[0]; ++cx) {
-              const int c[3] = {cx, cy, cz};
-              g->one_owner[cell_index(p->nc, c)] = 0;
-            }
-      }
+  pt_geom_occupied(g, p->nc, p->inv_side, p->box, g->one_owner);
   g->nocc = 0;
   for (int c = 0; c < g->ncells; ++c) g->nocc += g->one_owner[c] == 0;
   for (long long id = 0; id < n; ++id) {
@@ -303,6 +286,32 @@ int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen) {
   }
   p->geom = g;
   return 0;
+}
+
+void pt_geom_occupied(const pt_geom *g, const int nc[3], const double inv_side[3], const double box[3],
+                      int *one_owner) {
+  const pt_walls w = pt_walls_of(g, box);
+  const long long ncells = (long long)nc[0] * nc[1] * nc[2];
+  for (long long c = 0; c < ncells; ++c) one_owner[c] = -1;
+  for (int k = 0; k < g->nv[2]; ++k)
+    for (int j = 0; j < g->nv[1]; ++j)
+      for (int i = 0; i < g->nv[0]; ++i) {
+        const int v[3] = {i, j, k};
+        if (!pt_voxel_open(&w, v)) continue;
+        int lo[3], hi[3];
+        for (int ax = 0; ax < 3; ++ax) {
+          lo[ax] = cell_coord((v[ax] - 1e-9) * g->h, inv_side[ax], box[ax], nc[ax]);
+          hi[ax] = cell_coord((v[ax] + 1 + 1e-9) * g->h, inv_side[ax], box[ax], nc[ax]);
+          if (lo[ax] < 0) lo[ax] = 0;
+          if (hi[ax] > nc[ax] - 1) hi[ax] = nc[ax] - 1;
+        }
+        for (int cz = lo[2]; cz <= hi[2]; ++cz)
+          for (int cy = lo[1]; cy <= hi[1]; ++cy)
+            for (int cx = lo[0]; cx <= hi[0]; ++cx) {
+              const int c[3] = {cx, cy, cz};
+              one_owner[cell_index(nc, c)] = 0;
+            }
+      }
 }
 
 int pt_geom_partition(const pt_geom *g, const int nc[3], int nparts, int *owner, long long *edge_cut,

@@ -43,6 +43,11 @@ void pt_geom_tube(pt_geom *g, const int vox[3], double h);
  * Returns 0, or -1 with the reason in err (fewer than 2 sites, no cell of side >= rc, a
  * lattice or tiling above the limits). */
 int pt_geom_setup(pt_params *p, pt_geom *g, char *err, size_t errlen);
+/* The single-rank owner map of a tiling of nc cells per axis (inv_side = nc / box): 0 for
+ * every cell that holds part of an open voxel, -1 for the others (pt_geom_setup's one_owner;
+ * the oracle of a --neighbor list run needs it for the finer cells of side >= rc). */
+void pt_geom_occupied(const pt_geom *g, const int nc[3], const double inv_side[3], const double box[3],
+                      int *one_owner);
 /* The walls of g (walls.h) for a box of edges nv h. */
 pt_walls pt_walls_of(const pt_geom *g, const double box[3]);
 /* METIS k-way partition of the occupied cells (26-neighbour graph, vertex weight = particles

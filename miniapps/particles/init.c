@@ -25,21 +25,39 @@
 #include "particles.h"
 #include "reader.h"
 
-void pt_derive_cells(pt_params *p) {
+/* Cells of side >= cut along each axis: as many as fit. */
+static void tile(const double box[3], double cut, int nc[3], double side[3], double inv_side[3]) {
   for (int a = 0; a < 3; ++a) {
-    /* Cells of side >= rc: as many as fit (Sec. 3.2.1, "cubic cells of side equal to the
-     * interaction cutoff"; a box edge is rarely a multiple of rc, so the side grows a little). */
-    const double f = floor(p->box[a] / p->rc);
-    p->nc[a] = f > 1e6 ? 1000000 : (int)f;
-    p->side[a] = p->nc[a] > 0 ? p->box[a] / p->nc[a] : p->box[a];
-    p->inv_side[a] = p->nc[a] > 0 ? p->nc[a] / p->box[a] : 0.0;
+    const double f = floor(box[a] / cut);
+    nc[a] = f > 1e6 ? 1000000 : (int)f;
+    side[a] = nc[a] > 0 ? box[a] / nc[a] : box[a];
+    inv_side[a] = nc[a] > 0 ? nc[a] / box[a] : 0.0;
   }
+}
+
+void pt_derive_cells(pt_params *p) {
+  /* Cells of side >= rc: as many as fit (Sec. 3.2.1, "cubic cells of side equal to the
+   * interaction cutoff"; a box edge is rarely a multiple of rc, so the side grows a little).
+   * A Verlet list (--neighbor list) finds its neighbours within rc + skin in the 27 cells
+   * around a particle, and its copies in the one-cell shell: cells of side >= rc + skin. The
+   * order cells (knc) stay those of side >= rc either way. */
+  double kside[3];
+  tile(p->box, p->rc, p->knc, kside, p->kinv_side);
+  tile(p->box, p->list ? p->rc + p->skin : p->rc, p->nc, p->side, p->inv_side);
+  p->rl2 = p->list ? (p->rc + p->skin) * (p->rc + p->skin) : p->rc * p->rc;
   p->rc2 = p->rc * p->rc;
   p->eshift = 0.0;
   if (p->shift) {
     const double inv2 = 1.0 / p->rc2, inv6 = inv2 * inv2 * inv2;
     p->eshift = 4.0 * inv6 * (inv6 - 1.0);
   }
+}
+
+void pt_cells_params(const pt_params *p, pt_params *q) {
+  *q = *p;
+  q->neighbor = "cells";
+  q->list = 0;
+  pt_derive_cells(q);
 }
 
 void pt_derive(pt_params *p) {

@@ -31,7 +31,9 @@ static inline KIT_HD double lj_pair(double r2, double rc2, double eshift, double
  * sum in an order fixed by the global cells and the ids, whoever computes it (a CPU thread or
  * a GPU thread) and whatever the rank grid, so it is bitwise reproducible and needs no
  * atomics. pe and vir get half of each pair's energy and r . f (each pair is seen from both
- * ends). x holds 3 doubles per particle, owned particles and received copies alike. */
+ * ends). x holds 3 doubles per particle, owned particles and received copies alike.
+ * neighbor.h's lj_force_list is its twin over a Verlet list (--neighbor list), term for term:
+ * keep the two in step. */
 static inline KIT_HD void lj_force_on(int i, int c, const double *x, const int *nbr, const int *cstart,
                                       double rc2, double eshift, double *f, double *pe, double *vir) {
   double fx = 0.0, fy = 0.0, fz = 0.0, e_sum = 0.0, w = 0.0;

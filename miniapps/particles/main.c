@@ -8,7 +8,8 @@
  *   mpiexec -n 4 build/bin/particles --cells 6,5,4 --iters 50 --shift
  *   mpiexec -n 2 build/bin/particles --variant two-stream --cells 40 --iters 100
  *   mpiexec -n 4 build/bin/particles --domain tube --cells 12,10,6 --rc 2.0 --iters 50
- *   build/bin/particles --input lmp.data --iters 40 --dump-lammps traj.lammpstrj --dump-every 10 */
+ *   build/bin/particles --input lmp.data --iters 40 --dump-lammps traj.lammpstrj --dump-every 10
+ *   build/bin/particles --cells 20 --iters 100 --neighbor list --skin 0.3 */
 #include <stdio.h>
 
 #include "kit/app.h"
@@ -65,10 +66,12 @@ int main(int argc, char **argv) {
                          .rc = 2.5,
                          .dt = 0.005,
                          .domain = "box",
+                         .neighbor = "cells",
+                         .skin = 0.3,
                          .max_drift = 1e-4},
                    .allpairs = 4000};
   pt_params *p = &pb.p;
-  kit_option opts[KIT_RUN_NOPTS + 17]; /* the app's 16 rows and the END */
+  kit_option opts[KIT_RUN_NOPTS + 19]; /* the app's 18 rows and the END */
   int n = kit_run_options(&p->run, opts);
   /* One row per flag, read as --help prints them. */
   /* clang-format off */
@@ -89,6 +92,8 @@ int main(int argc, char **argv) {
       {"dump-lammps", KIT_OPT_STRING, &p->dump_lammps, "FILE", "write a LAMMPS text dump (id type x y z vx vy vz) at step 0, every --dump-every steps and the last", 1, 0, 0, NULL, NULL, NULL},
       {"dump-every", KIT_OPT_INT, &p->dump_every, "N", "steps between --dump-lammps frames (0: the first and the last step only)", 0, 1e9, 0, NULL, NULL, &pb.dump_every_given},
       {"dump-cells", KIT_OPT_STRING, &p->dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
+      {"neighbor", KIT_OPT_STRING, &p->neighbor, "cells|list", "pairs from the 27 cells every step, or from a Verlet list rebuilt when a particle moved skin/2 (list: cpu only, for now)", 1, 0, 0, "cells|list", NULL, NULL},
+      {"skin", KIT_OPT_DOUBLE, &p->skin, "S", "with --neighbor list: the list's skin (pairs within rc + S; cells of side >= rc + S)", 0, 10, 0, NULL, NULL, &pb.skin_given, "cpu"},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

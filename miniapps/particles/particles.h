@@ -49,19 +49,33 @@ typedef struct pt_params {
   const char *dump_lammps;    /* --dump-lammps FILE: a LAMMPS text dump (lammps_io.h) */
   int dump_every;             /* --dump-every N: its frames (0: the first and the last) */
   int start_step;             /* --restart: the checkpoint's step; the run does iters - start_step */
+  const char *neighbor;       /* --neighbor cells|list: the 27 cells every step, or a Verlet list */
+  int list;                   /* 1 with --neighbor list (cpu variant only, for now) */
+  double skin;                /* --skin: the list's skin (list cutoff rc + skin) */
   /* Derived by pt_derive() (or from the --input header). */
   long long n;        /* particle count */
   double box[3];      /* box edges */
-  int nc[3];          /* cells per axis of the global tiling: floor(L / rc) */
-  double side[3];     /* cell edges L / nc >= rc */
+  int nc[3];          /* cells per axis of the global tiling: floor(L / rc), with --neighbor
+                         list floor(L / (rc + skin)) */
+  double side[3];     /* cell edges L / nc >= rc (list: >= rc + skin) */
   double inv_side[3]; /* nc / L, what binning multiplies by */
   double rc2, eshift; /* rc^2 and the energy shift (0 unless --shift) */
+  /* The order cells: floor(L / rc) per axis, the tiling --neighbor cells runs on. Every force
+   * sums its pairs in the order of these cells and the ids (lj.h), so --neighbor list, whose
+   * tiling is coarser, still sums in --neighbor cells' order (neighbor.h). Equal to nc and
+   * inv_side with --neighbor cells. */
+  int knc[3];
+  double kinv_side[3];
+  double rl2; /* (rc + skin)^2: the list's cutoff (rc^2 with --neighbor cells) */
 } pt_params;
 
 /* Fills the derived fields from the lattice flags (not with --input: pt_read_header). */
 void pt_derive(pt_params *p);
-/* Cells per axis, sides and cutoff terms from p->box and p->rc. */
+/* Cells per axis, sides and cutoff terms from p->box, p->rc (and p->skin with p->list). */
 void pt_derive_cells(pt_params *p);
+/* The same problem with --neighbor cells: p's flags, the tiling of side >= rc (what the
+ * oracle of a --neighbor list run runs on). */
+void pt_cells_params(const pt_params *p, pt_params *q);
 
 /* Limits of the periodic box's tiling (cells.c). A tile's cells, shell included, are int
  * local indices with 27 neighbours each (27 x PT_MAX_CELLS < 2^31), so the global grid with
@@ -208,6 +222,12 @@ typedef struct pt_traffic {
   long long migrated;         /* particles that left this rank */
   long long wall_hits;        /* reflections off the walls of an irregular domain */
   long long steps;            /* steps these counters cover */
+  /* The cpu variant's force work (0 for the GPU variants): */
+  long long pair_checks;    /* pair distances computed (cells: the 27 cells' candidates; list:
+                               the lists' entries, and the cell walks of the list builds) */
+  long long list_builds;    /* --neighbor list: builds during these steps (not the set-up's) */
+  long long list_entries;   /* --neighbor list: entries of this rank's lists at the last build */
+  long long list_particles; /*   and the particles they belong to */
 } pt_traffic;
 
 /* What a variant gets from the app (problem.c: pt_context). */

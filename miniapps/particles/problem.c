@@ -252,16 +252,27 @@ static int build_domain(pt_problem *pb, const kit_env *env) {
    * the box is wider than 2 rc, so no pair meets two images of one particle. (Walls: no
    * images, pt_geom_setup asked for one cell.) */
   for (int a = 0; a < 3 && !pb->irregular; ++a)
-    if (p->nc[a] < 3)
+    if (p->nc[a] < 3) {
+      if (p->list)
+        return kit_usage_error(env,
+                               "particles: --rc + --skin: %g is too large for the box: "
+                               "L%c = %.6g holds %d cell%s of side >= rc + skin, 3 are needed",
+                               p->rc + p->skin, (char)('x' + a), p->box[a], p->nc[a],
+                               p->nc[a] == 1 ? "" : "s");
       return kit_usage_error(env,
                              "particles: --rc: %g is too large for the box: "
                              "L%c = %.6g holds %d cell%s of side >= rc, 3 are needed",
                              p->rc, (char)('x' + a), p->box[a], p->nc[a], p->nc[a] == 1 ? "" : "s");
+    }
   /* A tiling the int cell indices cannot hold, or a box of mostly empty cells (cells.c),
-   * before anything is sized by it. (Walls: pt_geom_setup has its own limits.) */
+   * before anything is sized by it. (Walls: pt_geom_setup has its own limits.) With
+   * --neighbor list the order cells of side >= rc are checked, the finer tiling (the
+   * oracle runs on it); its own is coarser. */
   if (!pb->irregular) {
     char err[400];
-    if (pt_check_tiling(p, err, sizeof err) != 0) return kit_usage_error(env, "particles: %s", err);
+    pt_params q;
+    pt_cells_params(p, &q);
+    if (pt_check_tiling(&q, err, sizeof err) != 0) return kit_usage_error(env, "particles: %s", err);
   }
   return -1;
 }
@@ -296,9 +307,9 @@ static int tile_grid(pt_problem *pb, const kit_env *env, int tiles_per_rank, int
     if (dims[a] > p->nc[a])
       return kit_usage_error(
           env,
-          "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc",
+          "particles: more %s than cells: %d %s along %c (grid %dx%dx%d) but only %d cells of side >= rc%s",
           is_mt ? "tiles" : "ranks", dims[a], is_mt ? "tiles" : "ranks", (char)('x' + a), dims[0], dims[1],
-          dims[2], p->nc[a]);
+          dims[2], p->nc[a], p->list ? " + skin" : "");
   return -1;
 }
 
@@ -388,6 +399,14 @@ static void memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int 
    * permutation, leavers, the external cells' copies: generous for tiles of a few thousand
    * cells or more) and the tile's cell rows and tables, the tiles shared out over the
    * devices this process uses. */
+  /* --neighbor list: the lists (4 bytes an entry: the particles within rc + skin at the
+   * density of the whole box, doubled for the build's thread buffers and imbalance), the
+   * positions at the last build, the order cells, the send lists and receive slots. */
+  if (p->list) {
+    const double rl = p->rc + p->skin, vol = p->box[0] * p->box[1] * p->box[2];
+    const double nbrs = 4.0 / 3.0 * 3.14159265358979 * rl * rl * rl * (vol > 0 ? n / vol : 0.0);
+    *host += n / env->nranks * (2.0 * 4.0 * (nbrs + 8.0) + 150.0);
+  }
   const int devices = T < env->gpus_visible ? T : env->gpus_visible;
   if (needs_gpu) *host += 200.0 * n / env->nranks;
   *device =
@@ -414,6 +433,14 @@ int pt_check(const kit_env *env, void *params, const char *variant) {
   if (pb->drift_given && !p->shift)
     return kit_usage_error(
         env, "particles: --max-drift applies only with --shift (the truncated energy is not conserved)");
+  p->list = strcmp(p->neighbor, "list") == 0;
+  if (pb->skin_given && !p->list)
+    return kit_usage_error(env, "particles: --skin applies only with --neighbor list");
+  /* The GPU variants' kernels walk the 27 cells; their list is the next step (README.md). */
+  if (p->list && strcmp(variant, "cpu") != 0)
+    return kit_usage_error(env,
+                           "particles: --neighbor list applies only to --variant cpu for now "
+                           "(the GPU variants walk the 27 cells)");
   int rc = build_domain(pb, env), tiles = 1;
   if (rc >= 0) return rc;
   if (is_mt && (tiles = kit_mt_gpus(env, "particles", p->run.gpus, PT_MT_MAX_GPUS)) < 0)

@@ -15,7 +15,7 @@
 /* The app's parameters (kit_app.params): the flags, and what the prologue's hooks derive. */
 typedef struct pt_problem {
   pt_params p; /* first member: the flags the variants see */
-  int cells_given, density_given, temp_given, ranks_given, drift_given, dump_every_given;
+  int cells_given, density_given, temp_given, ranks_given, drift_given, dump_every_given, skin_given;
   double allpairs;             /* --allpairs-max as parsed (a double row), into p.allpairs_max */
   int irregular;               /* --domain tube or FILE: walls, METIS parts instead of a grid */
   pt_geom geom;                /* the irregular domain (p.geom points here) */

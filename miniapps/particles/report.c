@@ -5,6 +5,7 @@
  * connection matrix saves over sending every frontier particle to every neighbour), the
  * tiling's cell groups (Sec. 3.2.1), the METIS partition's quality, the checks (verify.c)
  * and --dump. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,11 @@ void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_
   kit_json_int(j, "start_step", p->start_step);
   kit_json_int(j, "warmup", p->run.warmup);
   kit_json_int(j, "reps", p->run.reps);
-  kit_json_string(j, "sort", "by cell and id, every step");
+  kit_json_string(j, "neighbor", p->list ? "list" : "cells");
+  kit_json_number(j, "skin", p->list ? p->skin : NAN); /* null with --neighbor cells */
+  kit_json_string(j, "sort",
+                  p->list ? "by cell and id at each list build; lists by (rc-cell, id) every step"
+                          : "by cell and id, every step");
   kit_json_u64(j, "seed", p->run.seed);
   kit_json_string(j, "precision", "double");
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
@@ -99,10 +104,11 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
   const pt_traffic *tr = v->traffic(st);
   const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
   kit_report_messages(rep, tr->messages, tr->bytes, per);
-  long long loc[5] = {tr->ghosts_sent, tr->ghosts_all_nbrs, tr->migrated, tr->ghosts_discarded,
-                      tr->wall_hits},
-            tot[5];
-  KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  long long loc[9] = {tr->ghosts_sent,      tr->ghosts_all_nbrs, tr->migrated,
+                      tr->ghosts_discarded, tr->wall_hits,       tr->pair_checks,
+                      tr->list_builds,      tr->list_entries,    tr->list_particles},
+            tot[9];
+  KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 9, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
   int ct[4], nbmax[2];
   KIT_MPI_CHECK(MPI_Allreduce(r->cl, ct, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   KIT_MPI_CHECK(MPI_Allreduce(r->nb, nbmax, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
@@ -116,6 +122,15 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
   kit_report_result(rep, "sent_all_nbrs_per_step", tot[1] / per, "particles");
   kit_report_result(rep, "migrated_per_step", tot[2] / per, "particles");
   kit_report_result(rep, "discarded_per_step", tot[3] / per, "particles");
+  /* The cpu variant's force work: pair distances per step (cells: the 27 cells' candidates;
+   * list: the lists' entries plus the builds' cell walks), and the lists. */
+  if (!v->base.needs_gpu) kit_report_result(rep, "pair_checks_per_step", tot[5] / per, "pairs");
+  if (p->list) {
+    /* Builds are collective (any rank's particle that moved skin/2): every rank counted each. */
+    kit_report_result(rep, "list_rebuilds", (double)tot[6] / env->nranks, "builds");
+    kit_report_result(rep, "neighbors_per_particle", tot[8] > 0 ? (double)tot[7] / tot[8] : 0.0,
+                      "last build");
+  }
   kit_report_result(rep, "cells_internal", ct[0], "all ranks");
   kit_report_result(rep, "cells_frontier", ct[1], "all ranks");
   kit_report_result(rep, "cells_external", ct[2], "all ranks");

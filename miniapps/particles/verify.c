@@ -8,6 +8,8 @@
  * - oracle: with several ranks, the same run on one rank (MPI_COMM_SELF on rank 0), which has
  *   no inter-rank messages at all: per-particle state bit for bit (README.md says why); a GPU
  *   variant is compared with it on any rank count, within PT_GPU_ORACLE_TOL (README.md);
+ *   --neighbor list is compared on any rank count with the single-rank --neighbor cells run
+ *   (its tiling of side >= rc), bit for bit (README.md, "Neighbour lists");
  * - momentum: the total momentum is conserved to round-off (zero for the lattice start); not
  *   with walls (irregular domains), which exchange momentum with the particles;
  * - confined: irregular domains: every particle ends in an open voxel (the walls held);
@@ -172,7 +174,7 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
   const double pairs = 0.5 * (double)n * (double)n * (total + 1);
   const int traj = small && total * p->dt <= TRAJ_MAX_TIME && pairs <= TRAJ_MAX_PAIRS;
   const int gpu = v->base.needs_gpu;
-  const int oracle = small && (env->nranks > 1 || s0 > 0 || gpu) &&
+  const int oracle = small && (env->nranks > 1 || s0 > 0 || gpu || p->list) &&
                      (!gpu || !KIT_EXACT_BUILD_OFF || total * p->dt <= TRAJ_MAX_TIME);
   long long got = 0;
   double *all = small ? pt_gather(v, st, MPI_COMM_WORLD, &got) : NULL;
@@ -182,18 +184,27 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
      * ranks, nothing that a rank grid could get wrong. */
     double *ref = NULL;
     if (env->rank == 0) {
+      /* --neighbor list: the oracle is --neighbor cells, on its own tiling (side >= rc). */
+      pt_params q;
+      pt_cells_params(p, &q);
       pt_ctx c;
       memset(&c, 0, sizeof c);
-      c.p = p;
+      c.p = &q;
       c.env = env;
       c.comm = MPI_COMM_SELF;
       const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+      int *occupied = NULL; /* with walls, the single-rank owner map of q's cells */
+      if (p->geom && p->list) {
+        occupied = kit_malloc((size_t)q.nc[0] * q.nc[1] * q.nc[2] * sizeof *occupied, "oracle cells");
+        pt_geom_occupied(p->geom, q.nc, q.inv_side, q.box, occupied);
+      }
       if (p->geom)
-        pt_decomp_build_owned(&c.dec, p->nc, p->geom->one_owner, 0);
+        pt_decomp_build_owned(&c.dec, q.nc, occupied ? occupied : p->geom->one_owner, 0);
       else
-        pt_decomp_build(&c.dec, p->nc, one, zero);
+        pt_decomp_build(&c.dec, q.nc, one, zero);
+      free(occupied);
       pt_particles init = {0};
-      pt_initial_all(p, &init);
+      pt_initial_all(&q, &init);
       c.init = &init;
       c.faults = 0;
       void *o = pt_cpu.base.setup(&c);
@@ -309,14 +320,16 @@ void pt_verify(const pt_params *p, const kit_env *env, const pt_variant *v, void
     if (s0 > 0)
       kit_report_check(
           r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
-          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks restarted at step %d "
-          "vs the uninterrupted single-rank cpu run of %d steps from the initial state (limit 0)",
-          res[OR_X], res[OR_V], env->nranks, s0, total);
+          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks%s restarted at step %d "
+          "vs the uninterrupted single-rank cpu run%s of %d steps from the initial state (limit 0)",
+          res[OR_X], res[OR_V], env->nranks, p->list ? " with --neighbor list" : "", s0,
+          p->list ? " with --neighbor cells" : "", total);
     else
       kit_report_check(
           r, "oracle", e == 0.0 ? KIT_VERIFY_PASSED : KIT_VERIFY_FAILED, e, 0.0,
-          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d ranks vs the single-rank cpu run (limit 0)",
-          res[OR_X], res[OR_V], env->nranks);
+          "max |x - x_1rank| %.3e, |v - v_1rank| %.3e: %d rank%s%s vs the single-rank cpu run%s (limit 0)",
+          res[OR_X], res[OR_V], env->nranks, env->nranks == 1 ? "" : "s",
+          p->list ? " with --neighbor list" : "", p->list ? " with --neighbor cells" : "");
   } else {
     const char *why =
         gpu ? (!small ? "skipped: N > --allpairs-max"

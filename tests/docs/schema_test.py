@@ -58,7 +58,10 @@ EXTRA = {
         ["--size", "6", "--iters", "3", "--re", "1000", "--init", "random"] + R1,
     ],
     "tetfv": [["--mesh", "box:3", "--iters", "10", "--flux", "two-point", "--init", "constant"] + R1],
-    "particles": [["--domain", "tube", "--cells", "12,10,6", "--rc", "2.0", "--iters", "5"] + R1],
+    "particles": [
+        ["--domain", "tube", "--cells", "12,10,6", "--rc", "2.0", "--iters", "5"] + R1,
+        ["--cells", "6,5,7", "--rc", "2.0", "--iters", "10", "--neighbor", "list"] + R1,
+    ],
     "bfs": [["--graph", "{root}/tests/bfs/data/small.mtx", "--roots", "4", "--prune", "--warmup", "1"]],
 }
 VARIANTS = ("cpu", "naive", "two-stream", "multi-thread", "hybrid")

@@ -5,7 +5,9 @@
 // reader's line numbers, migration across the periodic faces (Sec. 3.2.2), the GPU variants'
 // host path (frontier.c) looped back on one rank, and its unpack on 1 to 3 threads; irregular
 // domains: the tiling of a hand-made owner map with empty cells, the wall reflection rule
-// (walls.h) on hand-computed cases, and the kit's METIS wrapper on a graph with one obvious cut.
+// (walls.h) on hand-computed cases, and the kit's METIS wrapper on a graph with one obvious cut;
+// --neighbor list: the images and order cells at the box faces, and a list's forces against
+// the cells' bit for bit, before and after a move (neighbor.h).
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -22,6 +24,7 @@
 #include "kit/graph_part.h"
 #include "lammps_io.h"
 #include "lj.h"
+#include "neighbor.h"
 #include "particles.h"
 #include "walls.h"
 
@@ -915,4 +918,192 @@ TEST(particles, GraphPartTwoCliques) {
   for (int v = 0; v < 8; ++v) EXPECT_EQ(part[v], 0);
   EXPECT_EQ(kit_graph_part(&g, 0, 1, part.data(), &cut, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("0 parts"), std::string::npos);
+}
+
+// neighbor.h at the periodic faces of a box of 10 with order cells of 2.5: the image a pair
+// sums (the copy x_j - s L nearest x_i), and the order cells of a particle's copies, binned as
+// the cells path bins the shifted doubles (x + L that rounds to L is in cell nc).
+TEST(particles, NeighborImagesAndOrderCells) {
+  EXPECT_EQ(pt_image(0.1, 9.9, 5.0, 1), 1);   // the copy 9.9 - 10 = -0.1
+  EXPECT_EQ(pt_image(9.9, 0.1, 5.0, 1), -1);  // the copy 0.1 + 10
+  EXPECT_EQ(pt_image(3.0, 4.0, 5.0, 1), 0);
+  EXPECT_EQ(pt_image(0.1, 9.9, 5.0, 0), 0);  // walls: no image
+  pt_order o{};
+  for (int a = 0; a < 3; ++a) {
+    o.inv_side[a] = 0.4;
+    o.box[a] = 10.0;
+    o.half[a] = 5.0;
+    o.nc[a] = 4;
+  }
+  o.periodic = 1;
+  const double x[3] = {1e-300, std::nextafter(10.0, 0.0), 5.0};
+  int kc[9];
+  pt_order_cells(&o, x, kc);
+  EXPECT_EQ(kc[0 + 1], 0);  // x: its own cell 0, the copy x + 10 (= 10) in cell 4
+  EXPECT_EQ(kc[0 + 0], 4);
+  EXPECT_EQ(kc[3 + 1], 3);  // y: cell 3, the copy y - 10 in cell -1
+  EXPECT_EQ(kc[3 + 2], -1);
+  EXPECT_EQ(kc[6 + 1], 2);
+  // Codes: offsets (z, y, x) from the particle's cell, lexicographic; ties by id.
+  const double xi[3] = {0.1, 9.9, 5.0}, xj[3] = {9.9, 0.2, 5.0};
+  int ki[9], kj[9];
+  pt_order_cells(&o, xi, ki);
+  pt_order_cells(&o, xj, kj);
+  const int w = 2 * PT_ORDER_REACH + 1;
+  // j is seen at x - 10 (cell -1: offset -1) and y + 10 (cell 4: offset +1), same z.
+  EXPECT_EQ(pt_order_code(&o, xi, ki, xj, kj),
+            (PT_ORDER_REACH * w + PT_ORDER_REACH + 1) * w + PT_ORDER_REACH - 1);
+  int list[4] = {7, 3, 5, 1}, code[4] = {2, 1, 2, 1};
+  const int64_t id[8] = {0, 30, 0, 10, 0, 20, 0, 5};
+  pt_list_sort(list, code, id, 0, 4);
+  // code 1: slots 3 (id 10) then 1 (id 30); code 2: slots 7 (id 5) then 5 (id 20).
+  const int want[4] = {3, 1, 7, 5};
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(list[k], want[k]) << k;
+}
+
+namespace {
+struct Lcg {  // the test's own random numbers
+  uint64_t s;
+  double next() {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(s >> 11) * (1.0 / 9007199254740992.0);
+  }
+};
+
+// The cells path's forces (lj_force_on over the cell matrix of q's tiling, one rank) of the
+// particles at x, id = index, all away from the faces (no image needed): 3 doubles per id.
+std::vector<double> cell_forces(const pt_params &q, const std::vector<double> &x) {
+  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  pt_decomp d;
+  pt_decomp_build(&d, q.nc, one, zero);
+  const int n = (int)x.size() / 3;
+  std::vector<int> cell(n), perm(n);
+  for (int i = 0; i < n; ++i) {
+    cell[i] = pt_cell_of(&q, &d, &x[3 * i]);
+    EXPECT_EQ(pt_group(&d, cell[i]), PT_INTERNAL);
+    perm[i] = i;
+  }
+  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) { return cell[a] < cell[b]; });
+  std::vector<int> cstart(d.ncells + 1, 0);
+  std::vector<double> xs(3 * n), f(3 * n);
+  for (int k = 0; k < n; ++k) {
+    cstart[cell[perm[k]] + 1]++;
+    std::memcpy(&xs[3 * k], &x[3 * perm[k]], 3 * sizeof(double));
+  }
+  for (int c = 0; c < d.ncells; ++c) cstart[c + 1] += cstart[c];
+  for (int k = 0; k < n; ++k) {
+    double pe, vir;
+    lj_force_on(k, cell[perm[k]], xs.data(), d.nbr, cstart.data(), q.rc2, 0.0, &f[3 * perm[k]], &pe, &vir);
+  }
+  pt_decomp_free(&d);
+  return f;
+}
+}  // namespace
+
+// A Verlet list (neighbor.h: cells of side >= rc + skin, 11 per axis of a box of 31) sums each
+// force over the same pairs in the same order as the cells of side >= rc (12 per axis):
+// lj_force_list equals lj_force_on bit for bit. Then every particle moves by up to 0.12 (under
+// skin/2): some change order cells, the lists keep their slots and are put back in order by
+// pt_list_reorder, and the forces are again bitwise the cells'. Without the reorder they are
+// not: the order is what the test checks.
+TEST(particles, ListForceEqualsCellForce) {
+  pt_params p{};
+  p.rc = 2.5;
+  p.skin = 0.3;
+  p.list = 1;
+  p.box[0] = p.box[1] = p.box[2] = 31.0;
+  pt_derive_cells(&p);
+  pt_params q;
+  pt_cells_params(&p, &q);
+  ASSERT_EQ(p.nc[0], 11);
+  ASSERT_EQ(q.nc[0], 12);
+  ASSERT_EQ(q.knc[0], 12);
+  // A jittered cubic lattice of spacing 1.1 in [9, 22)^3 (1728 particles), far from the faces.
+  Lcg rng{12345};
+  std::vector<double> x;
+  for (int k = 0; k < 12; ++k)
+    for (int j = 0; j < 12; ++j)
+      for (int i = 0; i < 12; ++i) {
+        const int ijk[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a) x.push_back(9.0 + 1.1 * ijk[a] + 0.3 * (rng.next() - 0.5));
+      }
+  const int n = (int)x.size() / 3;
+  // The list side: slots sorted by list cell (ids = x's index), the cell matrix, the lists.
+  const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+  pt_decomp d;
+  pt_decomp_build(&d, p.nc, one, zero);
+  std::vector<int> cell(n), slot(n);
+  for (int i = 0; i < n; ++i) cell[i] = pt_cell_of(&p, &d, &x[3 * i]), slot[i] = i;
+  std::stable_sort(slot.begin(), slot.end(), [&](int a, int b) { return cell[a] < cell[b]; });
+  std::vector<int> cstart(d.ncells + 1, 0), scell(n);
+  std::vector<double> xs(3 * n);
+  std::vector<int64_t> id(n);
+  for (int k = 0; k < n; ++k) {
+    cstart[cell[slot[k]] + 1]++;
+    scell[k] = cell[slot[k]];
+    id[k] = slot[k];
+    std::memcpy(&xs[3 * k], &x[3 * slot[k]], 3 * sizeof(double));
+  }
+  for (int c = 0; c < d.ncells; ++c) cstart[c + 1] += cstart[c];
+  const pt_order o = {{q.inv_side[0], q.inv_side[1], q.inv_side[2]},
+                      {31.0, 31.0, 31.0},
+                      {15.5, 15.5, 15.5},
+                      {q.nc[0], q.nc[1], q.nc[2]},
+                      1};
+  std::vector<int> kc(9 * n), kx(3 * n), start(n + 1, 0), nbr, code;
+  for (int k = 0; k < n; ++k) {
+    pt_order_cells(&o, &xs[3 * k], &kc[9 * k]);
+    for (int a = 0; a < 3; ++a) kx[3 * k + a] = kc[9 * k + 3 * a + 1];  // no copies: as held
+  }
+  std::vector<int> scr(1024), cd(1024), tl(1024), tc(1024), count(PT_ORDER_CODES + 1);
+  long long checked = 0;
+  for (int k = 0; k < n; ++k) {
+    const int m =
+        pt_list_build_one(k, scell[k], xs.data(), kx.data(), id.data(), d.nbr, cstart.data(), p.rl2,
+                          scr.data(), cd.data(), 1024, tl.data(), tc.data(), count.data(), &checked);
+    ASSERT_LE(m, 1024);
+    nbr.insert(nbr.end(), scr.begin(), scr.begin() + m);
+    code.insert(code.end(), cd.begin(), cd.begin() + m);
+    start[k + 1] = start[k] + m;
+  }
+  EXPECT_GT(checked, 0);
+  pt_decomp_free(&d);
+  // Forces of the list, by id, against the cells'; count the particles that differ.
+  auto list_forces = [&](const std::vector<int> &lists) {
+    std::vector<double> f(3 * n);
+    for (int k = 0; k < n; ++k) {
+      double pe, vir;
+      lj_force_list(k, xs.data(), lists.data(), start[k], start[k + 1], &o, q.rc2, 0.0, &f[3 * id[k]], &pe,
+                    &vir);
+    }
+    return f;
+  };
+  auto differ = [&](const std::vector<double> &a, const std::vector<double> &b) {
+    int d = 0;
+    for (int i = 0; i < n; ++i) d += std::memcmp(&a[3 * i], &b[3 * i], 3 * sizeof(double)) != 0;
+    return d;
+  };
+  std::vector<double> fc = cell_forces(q, x);
+  EXPECT_EQ(differ(list_forces(nbr), fc), 0);
+  // The move: slots stay, the lists are put back in order.
+  for (int i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) x[3 * i + a] += 0.24 * (rng.next() - 0.5) / std::sqrt(3.0);
+  for (int k = 0; k < n; ++k) std::memcpy(&xs[3 * k], &x[3 * id[k]], 3 * sizeof(double));
+  std::vector<unsigned char> moved(n);
+  int nmoved = 0;
+  for (int k = 0; k < n; ++k) {
+    int now[9];
+    pt_order_cells(&o, &xs[3 * k], now);
+    moved[k] = std::memcmp(now, &kc[9 * k], sizeof now) != 0;
+    nmoved += moved[k];
+    std::memcpy(&kc[9 * k], now, sizeof now);
+  }
+  EXPECT_GT(nmoved, 0) << "no particle changed order cells: the reorder is not tested";
+  const std::vector<int> stale = nbr;
+  for (int k = 0; k < n; ++k)
+    pt_list_reorder(&o, k, xs.data(), kc.data(), moved.data(), id.data(), nbr.data(), code.data(), start[k],
+                    start[k + 1]);
+  fc = cell_forces(q, x);
+  EXPECT_EQ(differ(list_forces(nbr), fc), 0);
+  EXPECT_GT(differ(list_forces(stale), fc), 0) << "the order did not matter: the test cannot fail";
 }

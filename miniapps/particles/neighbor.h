@@ -1,0 +1,221 @@
+/* neighbor.h: the Verlet neighbour list of --neighbor list, written once for C and CUDA: which
+ * image of a neighbour a force uses, the order the pairs are summed in, one particle's list
+ * build and its force. nlist.c runs them on the host; a GPU kernel can call the same ones.
+ *
+ * The order. lj.h's lj_force_on sums particle i's pairs over the 27 cells around i's cell in
+ * (dz, dy, dx) order, the particles of a cell by id. Those cells are i's cell plus offsets, so
+ * the order is that of the neighbour's cell offset (z, then y, then x; a copy across a periodic
+ * face has its image's cell), then of the neighbour's id, in the tiling of side >= rc that
+ * --neighbor cells runs on (the "order cells", p->knc). A pair beyond rc adds nothing, so the
+ * sum depends only on the order of the pairs within rc. A list sorted by (pt_order_code, id)
+ * sums the same pairs in the same order as --neighbor cells: forces, and so the trajectory,
+ * bit for bit, though its own cells (of side >= rc + skin, p->nc) are coarser. A list is kept
+ * between builds; a neighbour that moves into another order cell moves in the order, so each
+ * step pt_list_reorder puts back in order the lists that hold a particle whose order cells
+ * changed (an insertion sort: linear when only a few entries are out of place).
+ *
+ * The positions. Between builds the particles keep their slots: no migration, no sort. A
+ * particle that crosses a periodic face is wrapped in place with migration's arithmetic
+ * (cpu.c), so every owned position equals --neighbor cells' bit for bit; the copies of other
+ * ranks' particles hold their owners' positions unshifted. The image a pair needs is the
+ * nearest, x_j - s L with s = -1, 0, +1 per axis (pt_image), computed as the cells path's
+ * sender computes a copy, so dx is the same double. See README.md, "Neighbour lists". */
+#ifndef PARTICLES_NEIGHBOR_H
+#define PARTICLES_NEIGHBOR_H
+#include <stdint.h>
+
+#include "kit/hd.h"
+#include "lj.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What ordering needs, by value (a kernel argument): the order cells and the box. */
+typedef struct pt_order {
+  double inv_side[3]; /* knc / L: the order cells, of side >= rc */
+  double box[3], half[3];
+  int nc[3];    /* order cells per axis */
+  int periodic; /* 1: the periodic box; 0: walls (no images) */
+} pt_order;
+
+/* A code holds the offset of the neighbour's order cell from the particle's, -2 .. 2 per axis:
+ * a pair within rc is at most one cell apart, and one farther than two cells (more than 2 rc
+ * apart) adds nothing, so its offset is clamped to 2 and its place among the others does not
+ * matter. 5^3 codes. */
+#define PT_ORDER_REACH 2
+#define PT_ORDER_CODES 125
+
+/* The image of a neighbour at xj that a particle at xi sums along one axis: the copy
+ * xj - s L, s = -1, 0 or +1, the nearest one (within rc only one is, as the box holds at least
+ * three cells of side >= rc). Walls: 0. */
+static inline KIT_HD int pt_image(double xi, double xj, double half, int periodic) {
+  const double d = xi - xj;
+  return !periodic ? 0 : d > half ? -1 : d < -half ? 1 : 0;
+}
+
+/* The order cells of the copies of a particle at x: kc[3 a + s + 1] is the cell coordinate
+ * along axis a of x_a - s L, s = -1, 0, 1, binned as the cells path bins a copy (lj.h's
+ * cell_coord of the shifted double). Walls: only s = 0 (the others 0). */
+static inline KIT_HD void pt_order_cells(const pt_order *o, const double x[3], int kc[9]) {
+  for (int a = 0; a < 3; ++a)
+    for (int s = -1; s <= 1; ++s)
+      kc[3 * a + s + 1] = (s != 0 && !o->periodic)
+                              ? 0
+                              : cell_coord(x[a] - s * o->box[a], o->inv_side[a], o->box[a], o->nc[a]);
+}
+
+/* The code of the offset cj - ci between two order cells (x, y, z coordinates), as one number
+ * in [0, PT_ORDER_CODES) in (z, y, x) lexicographic order. */
+static inline KIT_HD int pt_order_offset_code(const int ci[3], const int cj[3]) {
+  const int r = PT_ORDER_REACH, w = 2 * PT_ORDER_REACH + 1;
+  int c[3];
+  for (int a = 0; a < 3; ++a) {
+    const int off = cj[a] - ci[a];
+    c[a] = (off < -r ? -r : off > r ? r : off) + r;
+  }
+  return (c[2] * w + c[1]) * w + c[0];
+}
+
+/* The code of neighbour j in particle i's sum: the offset of the order cell of the copy i
+ * sums from i's own order cell. kci, kcj: their pt_order_cells. Ties (one cell) go by id. */
+static inline KIT_HD int pt_order_code(const pt_order *o, const double *xi, const int *kci, const double *xj,
+                                       const int *kcj) {
+  int ci[3], cj[3];
+  for (int a = 0; a < 3; ++a) {
+    ci[a] = kci[3 * a + 1];
+    cj[a] = kcj[3 * a + pt_image(xi[a], xj[a], o->half[a], o->periodic) + 1];
+  }
+  return pt_order_offset_code(ci, cj);
+}
+
+/* Insertion sort of list[b, e) by (code, id), code[] travelling with it: linear when at most a
+ * few entries are out of place, as from one step to the next. */
+static inline KIT_HD void pt_list_sort(int *list, int *code, const int64_t *id, int b, int e) {
+  for (int k = b + 1; k < e; ++k) {
+    const int j = list[k], cj = code[k];
+    if (code[k - 1] < cj || (code[k - 1] == cj && id[list[k - 1]] < id[j])) continue;
+    int m = k;
+    while (m > b && (code[m - 1] > cj || (code[m - 1] == cj && id[list[m - 1]] > id[j]))) {
+      list[m] = list[m - 1];
+      code[m] = code[m - 1];
+      --m;
+    }
+    list[m] = j;
+    code[m] = cj;
+  }
+}
+
+/* Sorts list[0, n) by (code, id) from any order: by code (a counting sort, tl and tc scratch
+ * of n entries, count of PT_ORDER_CODES + 1), then by id within a code. */
+static inline KIT_HD void pt_list_sort_fresh(int *list, int *code, const int64_t *id, int n, int *tl, int *tc,
+                                             int *count) {
+  for (int q = 0; q <= PT_ORDER_CODES; ++q) count[q] = 0;
+  for (int k = 0; k < n; ++k) count[code[k] + 1]++;
+  for (int q = 0; q < PT_ORDER_CODES; ++q) count[q + 1] += count[q];
+  for (int k = 0; k < n; ++k) {
+    const int at = count[code[k]]++;
+    tl[at] = list[k];
+    tc[at] = code[k];
+  }
+  for (int k = 0; k < n; ++k) {
+    list[k] = tl[k];
+    code[k] = tc[k];
+  }
+  pt_list_sort(list, code, id, 0, n);
+}
+
+/* Puts particle i's list[b, e) back in order after a step: the codes of the entries whose order
+ * cells changed (moved[j]), or of all when i's own did (a new own cell, or a wrap that changes
+ * every image), then the sort. Returns 1 if anything was recomputed. x: 3 doubles per slot; kc:
+ * pt_order_cells of every slot; id: every slot's particle id. */
+static inline KIT_HD int pt_list_reorder(const pt_order *o, int i, const double *x, const int *kc,
+                                         const unsigned char *moved, const int64_t *id, int *list, int *code,
+                                         int b, int e) {
+  const double *xi = x + 3 * i;
+  const int *kci = kc + 9 * i;
+  const int all = moved[i];
+  int changed = 0;
+  for (int k = b; k < e; ++k) {
+    const int j = list[k];
+    if (!all && !moved[j]) continue;
+    code[k] = pt_order_code(o, xi, kci, x + 3 * j, kc + 9 * j);
+    changed = 1;
+  }
+  if (changed) pt_list_sort(list, code, id, b, e);
+  return changed;
+}
+
+/* One particle's list: the slots j != i of the 27 cells around its cell c (nbr, cstart: the
+ * cell matrix of the cells of side >= rc + skin, as lj_force_on walks it) nearer than
+ * sqrt(rl2), at positions x where the copies are shifted next to the subdomain as the cells
+ * path holds them, so the copy a pair finds is the one it sums; kx: the order cell of each
+ * slot at x (3 per slot). Written to list[0 ..) with their codes in code[], in (code, id)
+ * order (scratch tl, tc of `cap` entries and count of PT_ORDER_CODES + 1, pt_list_sort_fresh).
+ * Returns the count; beyond cap, the count it would need (then nothing is in order). *checked:
+ * the distances it computed. */
+static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const int *kx, const int64_t *id,
+                                           const int *nbr, const int *cstart, double rl2, int *list,
+                                           int *code, int cap, int *tl, int *tc, int *count,
+                                           long long *checked) {
+  const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+  int n = 0;
+  long long tested = 0;
+  for (int m = 0; m < 27; ++m) {
+    const int nb = nbr[27 * c + m], j0 = cstart[nb], j1 = cstart[nb + 1]; /* not reread after a store */
+    tested += j1 - j0;
+    for (int j = j0; j < j1; ++j) {
+      const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (n < cap) list[n] = j; /* kept or overwritten: no branch on the distance */
+      n += (r2 < rl2) & (j != i);
+    }
+  }
+  *checked += tested - 1; /* i itself is no pair */
+  if (n > cap) return n;
+  for (int k = 0; k < n; ++k) code[k] = pt_order_offset_code(kx + 3 * i, kx + 3 * list[k]);
+  pt_list_sort_fresh(list, code, id, n, tl, tc, count);
+  return n;
+}
+
+/* The force, potential energy and virial of particle i from its list[b, e): lj_force_on's sum
+ * (lj.h) term for term, the neighbour's copy being x_j - s L (pt_image) as the cells path's
+ * sender computes it. With the list in (code, id) order the result is lj_force_on's bit for bit
+ * (tests/particles: ListForceEqualsCellForce). Keep the two in step. */
+static inline KIT_HD void lj_force_list(int i, const double *x, const int *list, int b, int e,
+                                        const pt_order *o, double rc2, double eshift, double *f, double *pe,
+                                        double *vir) {
+  double fx = 0.0, fy = 0.0, fz = 0.0, e_sum = 0.0, w = 0.0;
+  const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+  for (int k = b; k < e; ++k) {
+    const int j = list[k];
+    double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
+    if (o->periodic) { /* across a periodic face: the copy x_j - s L, then the difference */
+      if (dx > o->half[0] || dx < -o->half[0])
+        dx = xi - (x[3 * j] - pt_image(xi, x[3 * j], o->half[0], 1) * o->box[0]);
+      if (dy > o->half[1] || dy < -o->half[1])
+        dy = yi - (x[3 * j + 1] - pt_image(yi, x[3 * j + 1], o->half[1], 1) * o->box[1]);
+      if (dz > o->half[2] || dz < -o->half[2])
+        dz = zi - (x[3 * j + 2] - pt_image(zi, x[3 * j + 2], o->half[2], 1) * o->box[2]);
+    }
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    if (!(r2 < rc2)) continue;
+    double fr;
+    const double en = lj_pair(r2, rc2, eshift, &fr);
+    fx += fr * dx;
+    fy += fr * dy;
+    fz += fr * dz;
+    e_sum += 0.5 * en;  /* each pair is seen from both ends */
+    w += 0.5 * fr * r2; /* r . f */
+  }
+  f[0] = fx;
+  f[1] = fy;
+  f[2] = fz;
+  *pe = e_sum;
+  *vir = w;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
