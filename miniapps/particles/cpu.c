@@ -199,6 +199,37 @@ static long long cell_pair_checks(const cpu_state *s, int c0, int c1) {
   return t;
 }
 
+/* Migration's two halves shared by the cells step and a list build: particle i stays, as the
+ * kept-th, in owned cell c; and, once the leavers are packed, the messages move and the
+ * newcomers are appended. */
+static void keep(cpu_state *s, long long i, long long kept, int c) {
+  s->id[kept] = s->id[i];
+  memmove(s->x + 3 * kept, s->x + 3 * i, 3 * sizeof(double));
+  memmove(s->v + 3 * kept, s->v + 3 * i, 3 * sizeof(double));
+  s->cell[kept] = c;
+}
+static void take_migrants(cpu_state *s, long long kept) {
+  const pt_decomp *d = s->d;
+  const pt_params *p = s->p;
+  s->n = kept;
+  s->ng = 0;
+  px_start(&s->migr);
+  px_finish(&s->migr);
+  for (int k = 0; k < s->migr.n; ++k)
+    for (size_t m = 0; m < s->migr.rcount[k]; ++m) {
+      const double *r = s->migr.rbuf[k] + m * MIGRANT_W;
+      const int c = pt_cell_of(p, d, r + 1);
+      /* The membership test: a newcomer must land in an owned cell. In the box it always
+       * does; one that did not would be lost, which the particle-count check reports. */
+      if (c < 0 || pt_group(d, c) == PT_EXTERNAL) continue;
+      reserve(s, s->n + 1);
+      s->id[s->n] = (int64_t)r[0];
+      memcpy(s->x + 3 * s->n, r + 1, 3 * sizeof(double));
+      memcpy(s->v + 3 * s->n, r + 4, 3 * sizeof(double));
+      s->cell[s->n++] = c;
+    }
+}
+
 /* Step 2: migration (Sec. 3.2.2). */
 static void migrate(cpu_state *s) {
   const pt_decomp *d = s->d;
@@ -212,10 +243,7 @@ static void migrate(cpu_state *s) {
               "particle %lld moved more than one cell in one step (--dt too large, or the system blew up)",
               (long long)s->id[i]);
     if (pt_group(d, c) != PT_EXTERNAL) {
-      s->id[kept] = s->id[i];
-      memmove(s->x + 3 * kept, s->x + 3 * i, 3 * sizeof(double));
-      memmove(s->v + 3 * kept, s->v + 3 * i, 3 * sizeof(double));
-      s->cell[kept++] = c;
+      keep(s, i, kept++, c);
       continue;
     }
     /* Departing: over the connection that owns the external cell, shifted into the
@@ -235,23 +263,7 @@ static void migrate(cpu_state *s) {
     }
     s->tr.migrated++;
   }
-  s->n = kept;
-  s->ng = 0;
-  px_start(&s->migr);
-  px_finish(&s->migr);
-  for (int k = 0; k < s->migr.n; ++k)
-    for (size_t m = 0; m < s->migr.rcount[k]; ++m) {
-      const double *r = s->migr.rbuf[k] + m * MIGRANT_W;
-      const int c = pt_cell_of(p, d, r + 1);
-      /* The membership test: a newcomer must land in an owned cell. In the box it always
-       * does; one that did not would be lost, which the particle-count check reports. */
-      if (c < 0 || pt_group(d, c) == PT_EXTERNAL) continue;
-      reserve(s, s->n + 1);
-      s->id[s->n] = (int64_t)r[0];
-      memcpy(s->x + 3 * s->n, r + 1, 3 * sizeof(double));
-      memcpy(s->v + 3 * s->n, r + 4, 3 * sizeof(double));
-      s->cell[s->n++] = c;
-    }
+  take_migrants(s, kept);
 }
 
 /* Step 4: pack the frontier cells for the connections of their rows, and start. */
@@ -437,10 +449,7 @@ static void migrate_list(cpu_state *s) {
   for (long long i = 0; i < s->n; ++i) {
     const int c = pt_cell_of(p, d, s->x + 3 * i);
     if (c >= 0 && pt_group(d, c) != PT_EXTERNAL) {
-      s->id[kept] = s->id[i];
-      memmove(s->x + 3 * kept, s->x + 3 * i, 3 * sizeof(double));
-      memmove(s->v + 3 * kept, s->v + 3 * i, 3 * sizeof(double));
-      s->cell[kept++] = c;
+      keep(s, i, kept++, c);
       continue;
     }
     const int k = c >= 0 ? d->ext_conn[c - d->first[2]] : s->has_walls ? -1 : conn_to_owner(s, s->x + 3 * i);
@@ -459,21 +468,7 @@ static void migrate_list(cpu_state *s) {
     memcpy(r + 4, s->v + 3 * i, 3 * sizeof(double));
     s->tr.migrated++;
   }
-  s->n = kept;
-  s->ng = 0;
-  px_start(&s->migr);
-  px_finish(&s->migr);
-  for (int k = 0; k < s->migr.n; ++k)
-    for (size_t m = 0; m < s->migr.rcount[k]; ++m) {
-      const double *r = s->migr.rbuf[k] + m * MIGRANT_W;
-      const int c = pt_cell_of(p, d, r + 1);
-      if (c < 0 || pt_group(d, c) == PT_EXTERNAL) continue; /* lost: the particle-count check says so */
-      reserve(s, s->n + 1);
-      s->id[s->n] = (int64_t)r[0];
-      memcpy(s->x + 3 * s->n, r + 1, 3 * sizeof(double));
-      memcpy(s->v + 3 * s->n, r + 4, 3 * sizeof(double));
-      s->cell[s->n++] = c;
-    }
+  take_migrants(s, kept);
 }
 
 static int *grow_ints(int *a, long long *cap, long long need, const char *what) {
