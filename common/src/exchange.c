@@ -13,9 +13,7 @@
 #ifdef KIT_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
-#ifdef KIT_HAVE_NVSHMEM
-#include "exchange_nvshmem.h"
-#endif
+#include "exchange_nvshmem.h" /* the nvshmem transport, and the link predicates it shares */
 #ifdef KIT_HAVE_NCCL
 #include <nccl.h>
 /* NCCL's calls, checked like every CUDA and MPI call (exit 3 with the call and the reason). */
@@ -116,14 +114,14 @@ static size_t send_bytes(const kit_exchange *x, int k) {
 static size_t recv_bytes(const kit_exchange *x, int k) {
   return x->links[k].recv_count * x->elem;
 }
-/* Does link k move a message out (in) this time? */
-static int sends(const kit_exchange *x, int k, void *const send[]) {
+/* Does link k move a message out (in) this time? (exchange_nvshmem.h declares these three.) */
+int kit_exchange_sends(const kit_exchange *x, int k, void *const send[]) {
   return x->links[k].rank != MPI_PROC_NULL && x->links[k].send_count > 0 && send[k] != NULL;
 }
-static int receives(const kit_exchange *x, int k, void *const recv[]) {
+int kit_exchange_receives(const kit_exchange *x, int k, void *const recv[]) {
   return x->links[k].rank != MPI_PROC_NULL && x->links[k].recv_count > 0 && recv[k] != NULL;
 }
-static void count_sent(kit_exchange *x, int k) {
+void kit_exchange_count_sent(kit_exchange *x, int k) {
   x->halo.messages += 1;
   x->halo.bytes += (long long)send_bytes(x, k);
 }
@@ -256,12 +254,12 @@ static void ipc_run(kit_exchange *x, void *const send[], void *const recv[], cud
   const int slot = (int)(x->calls & 1);
   int g = kit_gpu_range_begin("ipc_put", stream);
   for (int k = 0; k < x->nlinks; ++k) {
-    if (!sends(x, k, send)) continue;
+    if (!kit_exchange_sends(x, k, send)) continue;
     KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, link[k].peer_consumed[slot], 0));
     KIT_CUDA_CHECK(cudaMemcpyAsync((char *)link[k].peer_inbox + (size_t)slot * x->cap_send[k], send[k],
                                    send_bytes(x, k), cudaMemcpyDeviceToDevice, stream));
     KIT_CUDA_CHECK(cudaEventRecord(link[k].sent[slot], stream));
-    count_sent(x, k);
+    kit_exchange_count_sent(x, k);
   }
   kit_gpu_range_end(g, stream);
   KIT_RANGE_PUSH("ipc_token");
@@ -282,7 +280,7 @@ static void ipc_run(kit_exchange *x, void *const send[], void *const recv[], cud
     if (x->token[k] != slot)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "ipc exchange: rank %d is at slot %d, this rank at %d",
               x->links[k].rank, x->token[k], slot);
-    if (!receives(x, k, recv)) continue;
+    if (!kit_exchange_receives(x, k, recv)) continue;
     KIT_CUDA_CHECK(cudaStreamWaitEvent(stream, link[k].peer_sent[slot], 0));
     KIT_CUDA_CHECK(cudaMemcpyAsync(recv[k], (char *)link[k].inbox + (size_t)slot * x->cap_recv[k],
                                    recv_bytes(x, k), cudaMemcpyDeviceToDevice, stream));
@@ -458,16 +456,16 @@ static void mpi_post(kit_exchange *x, void *const send[], void *const recv[], vo
   int nreq = 0;
   for (int k = 0; k < x->nlinks; ++k) {
     const kit_link *l = &x->links[k];
-    if (receives(x, k, recv))
+    if (kit_exchange_receives(x, k, recv))
       KIT_MPI_CHECK(MPI_Irecv(in[k], (int)l->recv_count, x->type, l->rank, TAG_DATA + l->recv_tag, x->comm,
                               &x->req[nreq++]));
   }
   for (int k = 0; k < x->nlinks; ++k) {
     const kit_link *l = &x->links[k];
-    if (!sends(x, k, send)) continue;
+    if (!kit_exchange_sends(x, k, send)) continue;
     KIT_MPI_CHECK(MPI_Isend(out[k], (int)l->send_count, x->type, l->rank, TAG_DATA + l->send_tag, x->comm,
                             &x->req[nreq++]));
-    count_sent(x, k);
+    kit_exchange_count_sent(x, k);
   }
   x->pending = nreq;
 }
@@ -493,14 +491,15 @@ void kit_exchange_start(kit_exchange *x, void *const send[], void *const recv[],
       }
       int g = kit_gpu_range_begin("d2h", stream);
       for (int k = 0; k < x->nlinks; ++k)
-        if (sends(x, k, send)) stage_copy(x->stage_send[k], send[k], send_bytes(x, k), stream);
+        if (kit_exchange_sends(x, k, send)) stage_copy(x->stage_send[k], send[k], send_bytes(x, k), stream);
       kit_gpu_range_end(g, stream);
       stream_sync(x, stream); /* MPI cannot wait on a stream */
       mpi_post(x, send, recv, x->stage_send, x->stage_recv);
       mpi_wait(x);
       g = kit_gpu_range_begin("h2d", stream);
       for (int k = 0; k < x->nlinks; ++k)
-        if (receives(x, k, recv)) stage_copy(recv[k], x->stage_recv[k], recv_bytes(x, k), stream);
+        if (kit_exchange_receives(x, k, recv))
+          stage_copy(recv[k], x->stage_recv[k], recv_bytes(x, k), stream);
       kit_gpu_range_end(g, stream);
       break;
     }
@@ -529,16 +528,16 @@ void kit_exchange_start(kit_exchange *x, void *const send[], void *const recv[],
       KIT_NCCL_CHECK(ncclGroupStart());
       for (int i = 0; i < x->nlinks; ++i) {
         const int k = x->order_recv[i];
-        if (receives(x, k, recv))
+        if (kit_exchange_receives(x, k, recv))
           KIT_NCCL_CHECK(ncclRecv(recv[k], recv_bytes(x, k), ncclChar, x->links[k].rank, (ncclComm_t)x->nccl,
                                   (cudaStream_t)stream));
       }
       for (int i = 0; i < x->nlinks; ++i) {
         const int k = x->order_send[i];
-        if (!sends(x, k, send)) continue;
+        if (!kit_exchange_sends(x, k, send)) continue;
         KIT_NCCL_CHECK(ncclSend(send[k], send_bytes(x, k), ncclChar, x->links[k].rank, (ncclComm_t)x->nccl,
                                 (cudaStream_t)stream));
-        count_sent(x, k);
+        kit_exchange_count_sent(x, k);
       }
       KIT_NCCL_CHECK(ncclGroupEnd());
       kit_gpu_range_end(g, stream);

@@ -169,7 +169,7 @@ extern "C" void kit_nvshmem_run(kit_exchange *x, void *const send[], void *const
   int g = kit_gpu_range_begin("nvshmem_put", stream);
   for (int k = 0; k < x->nlinks; ++k) {
     const kit_link *l = &x->links[k];
-    if (l->rank == MPI_PROC_NULL || l->send_count == 0 || !send[k]) continue;
+    if (!kit_exchange_sends(x, k, send)) continue;
     nv_link *v = &s->link[k];
     const unsigned long long m = v->sent++;
     /* The slot's last tenant (message m - 2) must be out of the neighbour's inbox. */
@@ -177,14 +177,13 @@ extern "C" void kit_nvshmem_run(kit_exchange *x, void *const send[], void *const
     nvshmemx_putmem_signal_on_stream(s->heap + v->peer_inbox + (m & 1) * round_up(v->peer_cap), send[k],
                                      l->send_count * x->elem, &arrived[v->peer_link], m + 1,
                                      NVSHMEM_SIGNAL_SET, v->pe, stream);
-    x->halo.messages += 1;
-    x->halo.bytes += (long long)(l->send_count * x->elem);
+    kit_exchange_count_sent(x, k);
   }
   kit_gpu_range_end(g, stream);
   g = kit_gpu_range_begin("nvshmem_take", stream);
   for (int k = 0; k < x->nlinks; ++k) {
     const kit_link *l = &x->links[k];
-    if (l->rank == MPI_PROC_NULL || l->recv_count == 0 || !recv[k]) continue;
+    if (!kit_exchange_receives(x, k, recv)) continue;
     nv_link *v = &s->link[k];
     const unsigned long long m = v->taken++;
     nvshmemx_signal_wait_until_on_stream(&arrived[k], NVSHMEM_CMP_GE, m + 1, stream);

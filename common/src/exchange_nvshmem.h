@@ -8,6 +8,11 @@
 extern "C" {
 #endif
 
+/* exchange.c's: does link k move a message out (in) this time, and count one sent. */
+int kit_exchange_sends(const kit_exchange *x, int k, void *const send[]);
+int kit_exchange_receives(const kit_exchange *x, int k, void *const recv[]);
+void kit_exchange_count_sent(kit_exchange *x, int k);
+
 /* The MPI tag of the set-up message of a link's send_tag t: the base plus t (exchange.c's
  * data, IPC handle and token tags lie below it). */
 #define KIT_NVSHMEM_TAG (200 + 3 * KIT_LINK_TAGS)
