@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """compute_sanitize.py BUILD OUTDIR [TOOLS] [JOBS]: NVIDIA compute-sanitizer over the smoke
-test of every GPU variant of every app (issue 9).
+test of every GPU variant of every app.
 
 The command lines are CTest's own (`ctest --show-only=json-v1 -R ^smoke_`), so what is
 sanitized is exactly what the smoke tests run; the tool goes in front of the app binary:
