@@ -1,6 +1,6 @@
 #!/bin/sh
 # ckpt_fault_test.sh DIR ITERS BIN ARGS...: a checkpoint survives a crash, and a damaged one
-# is refused (issue 9). BIN ARGS... is one app run (one rank, no launcher) without --iters.
+# is refused. BIN ARGS... is one app run (one rank, no launcher) without --iters.
 #  1. the uninterrupted run to ITERS steps, --dump full.bin;
 #  2. the same with --checkpoint every 3 steps and KIT_FAULT=checkpoint-kill: the process is
 #     killed half-way through writing its second checkpoint (step 6), into its temporary

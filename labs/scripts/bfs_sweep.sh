@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bfs_sweep.sh MODE OUT.jsonl [BIN]: the bfs benchmark runs (issue 7). Every run validates each
+# bfs_sweep.sh MODE OUT.jsonl [BIN]: the bfs benchmark runs (lab 09). Every run validates each
 # search by the Graph500 rules and the oracle's levels, and appends one kit.result/1 line.
 #   single : one GPU, scale 22, 8 roots: every variant; naive with the per-edge kernel too
 #   large  : one GPU, scale 24 (16.8 M vertices, 268 M edges), 8 roots: two-stream and

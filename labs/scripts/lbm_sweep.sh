@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lbm_sweep.sh MODE OUT.jsonl [BIN]: the lbm benchmark and validation runs (issue 4, lab 07).
+# lbm_sweep.sh MODE OUT.jsonl [BIN]: the lbm benchmark and validation runs (lab 07).
 # Every run appends one kit.result/1 line to OUT.jsonl.
 #   single : one GPU, naive / two-stream / multi-thread / hybrid at 128^3 (bitwise oracle on)
 #            and 256^3 (oracle off: it is a serial CPU run of minutes; mass and symmetry stay)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tetfv_sweep.sh MODE OUT.jsonl [BIN]: the tetfv benchmark runs (issue 5). Every run appends
+# tetfv_sweep.sh MODE OUT.jsonl [BIN]: the tetfv benchmark runs (lab 08). Every run appends
 # one kit.result/1 line to OUT.jsonl. The large meshes skip the serial oracle (the row-sum,
 # conservation and mode-decay checks stay); the tests check every variant bit for bit.
 #   single : one GPU, box:150 (20.25 M cells, Paper III's size class): naive, two-stream,
@@ -7,8 +7,8 @@
 #   hybrid : one GPU, box:150, the CPU-fraction sweep 0..5% and auto (Paper III Table 1)
 #   dual   : two GPUs, strong scaling of box:150: two-stream on 1 GPU, then naive and
 #            two-stream on 2 ranks and multi-thread --gpus 2, and beside them the
-#            communication-free bound (--no-exchange, Paper III) (issue 5; two H200,
-#            2026-11-24: labs/data/h200x2-2026-11-24/tetfv-dual-*.jsonl)
+#            communication-free bound (--no-exchange, Paper III) (measured on two
+#            H200, 2026-11-24: labs/data/h200x2-2026-11-24/tetfv-dual-*.jsonl)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone

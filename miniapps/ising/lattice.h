@@ -1,7 +1,7 @@
 /* lattice.h: the physics and the random-number contract of one Metropolis update,
  * written once for C and CUDA (kit/hd.h): the oracle, the cpu variant and every GPU kernel
  * call these functions, so a flip decision cannot differ between them. Bernaschi et al.
- * Sec. 3.1; the contract below is issue 3's, also stated in README.md.
+ * Sec. 3.1; the contract below is also stated in README.md ("The random-number contract").
  *
  * Philox4x32-10, key = (low 32 bits of --seed, sample), u = word * 2^-32, logical site
  * s = x + LX (y + LY z):

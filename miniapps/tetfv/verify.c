@@ -1,4 +1,4 @@
-/* verify.c: the checks of a tetfv run (README.md "Verification"), Paper III and issue 5:
+/* verify.c: the checks of a tetfv run (README.md "Verification") on Paper III's scheme:
  * - oracle: the gathered field equals the serial oracle (reference.c) bit for bit;
  * - row_sums: with zero-flux boundaries every row of the step sums to 1 (to round-off), so a
  *   constant field stays constant; with --init constant, constant: the field itself stays so;

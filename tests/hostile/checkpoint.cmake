@@ -1,4 +1,4 @@
-# Hostile input: checkpoints (issue items 3, 6, 10, 11; common/include/kit/checkpoint.h,
+# Hostile input: checkpoints (docs/files-and-errors.md; common/include/kit/checkpoint.h,
 # format 3). One flipped bit anywhere in a checkpoint, the step counter and the name's
 # padding included, is refused at restart (exit 2); the writer never follows a planted
 # symlink nor replaces a FIFO, device or link (refused before the run, exit 2); two runs

@@ -1,6 +1,6 @@
 #!/bin/sh
 # checkpoint_flip.sh MODE APP ARGS...: a checkpoint with one bit flipped must never restart
-# (issue item 6; format 3 in common/include/kit/checkpoint.h: the checksum covers every byte
+# (format 3 in common/include/kit/checkpoint.h: the checksum covers every byte
 # but itself). APP ARGS... is a small run without --iters; it writes a checkpoint at step 2,
 # which must restart (exit 0 to --iters 4), then damaged copies must each be refused, exit
 # 2, with one line "<app>: --restart '<file>': <reason>" (besides any progress lines):

@@ -1,5 +1,5 @@
 #!/bin/sh
-# checkpoint_paths.sh MODE APP ARGS...: where --checkpoint writes (issue items 10 and 11;
+# checkpoint_paths.sh MODE APP ARGS...: where --checkpoint writes (docs/files-and-errors.md;
 # common/include/kit/checkpoint.h). APP ARGS... is a small run without --iters. The writer
 # creates its own temporary file, path.tmp.XXXXXX, with O_EXCL, and renames it over path:
 #   planted   ck.bin.tmp -> precious.txt planted beside the target: the run writes ck.bin

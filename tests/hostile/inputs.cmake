@@ -1,4 +1,4 @@
-# Hostile input: the files a user names (issue items 2, 3, 5, 11). Every reader goes through
+# Hostile input: the files a user names (docs/files-and-errors.md). Every reader goes through
 # kit_open_input and kit_lines (common/include/kit/input.h): a FIFO, a device, a directory,
 # an over-long line, a NUL byte each end the run with exit 2 and one line naming the file,
 # the line and the rule, within seconds; one rank that cannot read a file (or reads other

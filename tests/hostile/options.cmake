@@ -1,5 +1,5 @@
-# Hostile options (issue item 11): numbers an option cannot take, abbreviations that name
-# several options, two spellings of one setting, and the environment (KIT_FAULT,
+# Hostile options (docs/files-and-errors.md): numbers an option cannot take, abbreviations
+# that name several options, two spellings of one setting, and the environment (KIT_FAULT,
 # OMP_NUM_THREADS) checked before anything runs. Each: exit 2 and one line naming the rule.
 # The parser's own cases are in tests/unit/test_outputs.cpp (HostileOptions.*).
 

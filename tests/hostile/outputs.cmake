@@ -1,4 +1,4 @@
-# Hostile outputs (issue items 7, 8, 9, 11): --json, --trace, stdout and every output path.
+# Hostile outputs (docs/files-and-errors.md): --json, --trace, stdout and every output path.
 # Paths that cannot work are refused before the run (kit_check_output_file, exit 2, one line
 # naming the flag and the path); a result that could not be written is a failed run (exit 3
 # with the reason: /dev/full gives ENOSPC); the --json line is whole or absent (kit_append_line,

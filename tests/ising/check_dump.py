@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""check_dump.py: an oracle for the ising app written from issue 3's contract alone, in
-Python, sharing no code with the C sources: Philox4x32-10, the bond, spin and Metropolis
-counters, colour 0 then colour 1, periodic neighbours. Simulates a small lattice and
-compares the app's --dump (int8 spins, x fastest, sample after sample) with it.
+"""check_dump.py: an oracle for the ising app written from its random-number contract alone
+(miniapps/ising/README.md), in Python, sharing no code with the C sources: Philox4x32-10,
+the bond, spin and Metropolis counters, colour 0 then colour 1, periodic neighbours.
+Simulates a small lattice and compares the app's --dump (int8 spins, x fastest, sample after
+sample) with it.
   check_dump.py LX LY LZ SWEEPS SAMPLES SEED P TEMP DUMP [--mattis]"""
 import math
 import sys
