@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# particles_sweep.sh MODE OUT.jsonl [BIN]: the particles benchmark runs (issue 6). Every run
+# particles_sweep.sh MODE OUT.jsonl [BIN]: the particles benchmark runs (lab 10). Every run
 # appends one kit.result/1 line; above --allpairs-max particles the oracle is off and the
 # count, momentum and energy checks decide.
 #   single : one GPU, 48^3 fcc cells (442,368 atoms), 100 steps: every variant and cpu
-#   large  : one GPU, 100^3 fcc cells (4,000,000 atoms, issue 6's size), 100 steps: the GPU
+#   large  : one GPU, 100^3 fcc cells (4,000,000 atoms, the benchmark size), 100 steps: the GPU
 #            variants that drive one GPU from one rank
 #   dual   : two GPUs, weak scaling of the periodic box: 64^3 cells (1.05 M atoms) on one
-#            GPU, 128 x 64 x 64 on two ranks (--ranks 2,1,1), naive and two-stream (issue 6;
-#            two H200, 2026-11-24: labs/data/h200x2-2026-11-24/particles-dual-*.jsonl)
+#            GPU, 128 x 64 x 64 on two ranks (--ranks 2,1,1), naive and two-stream
+#            (two H200, 2026-11-24: labs/data/h200x2-2026-11-24/particles-dual-*.jsonl)
+#   images : one GPU, LAMMPS in.lj's system (fcc 0.8442, rc 2.5) at 80^3, 96^3 and 100^3
+#            cells (2.05 M, 3.54 M, 4 M atoms), 100 steps: naive and two-stream with their
+#            periodic images made on the device (--images device, the default), and
+#            two-stream staged through the host (--images host) beside them
+#   list   : one GPU, the same system with --neighbor list --skin 0.3 (in.lj's skin): naive
+#            and two-stream at 80^3, 96^3 and 100^3 cells, beside two-stream's 27 cells
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
@@ -25,8 +31,18 @@ case $mode in
     for v in naive two-stream; do
       run "$here/mpirun.sh" 2 "$bin" --variant $v --cells 128,64,64 --ranks 2,1,1 --iters 100 --reps 3
     done ;;
+  images)
+    for c in 80 96 100; do
+      for v in two-stream naive; do run "$bin" --variant $v --cells $c --iters 100 --reps 3; done
+      run "$bin" --variant two-stream --images host --cells $c --iters 100 --reps 3
+    done ;;
+  list)
+    for c in 80 96 100; do
+      run "$bin" --variant two-stream --cells $c --iters 100 --reps 3
+      for v in two-stream naive; do run "$bin" --variant $v --neighbor list --skin 0.3 --cells $c --iters 100 --reps 3; done
+    done ;;
   cpu)
     run "$bin" --variant cpu --cells 10 --iters 50 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --cells 10 --iters 50 --reps 3 ;;
-  *) echo "usage: particles_sweep.sh single|large|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: particles_sweep.sh single|large|dual|images|list|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

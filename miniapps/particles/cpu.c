@@ -28,6 +28,7 @@
 
 #include "exchange.h"
 #include "geometry.h"
+#include "images.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
 #include "lj.h"
@@ -256,9 +257,7 @@ static void migrate(cpu_state *s) {
     double *r = px_send_slot(&s->migr, k);
     r[0] = (double)s->id[i];
     for (int a = 0; a < 3; ++a) {
-      double y = s->x[3 * i + a] - sh[a] * p->box[a];
-      if (sh[a] < 0 && y >= p->box[a]) y = nextafter(p->box[a], 0.0);
-      r[1 + a] = y;
+      r[1 + a] = pt_migrant_coord(s->x[3 * i + a], sh[a], p->box[a]);
       r[4 + a] = s->v[3 * i + a];
     }
     s->tr.migrated++;
@@ -279,7 +278,7 @@ static void send_frontier(cpu_state *s) {
       for (int i = s->cstart[c]; i < s->cstart[c + 1]; ++i) {
         double *r = px_send_slot(&s->ghost, k);
         r[0] = (double)s->id[i];
-        for (int a = 0; a < 3; ++a) r[1 + a] = s->x[3 * i + a] - sh[a] * p->box[a];
+        for (int a = 0; a < 3; ++a) r[1 + a] = pt_image_coord(s->x[3 * i + a], sh[a], p->box[a]);
       }
     }
     s->tr.ghosts_sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
@@ -419,19 +418,10 @@ static int conn_to_owner(const cpu_state *s, const double x[3]) {
  * holds the position --neighbor cells gives it at this step; then the test for a build: did a
  * particle of any rank move more than skin/2 since the last one (one MPI_Allreduce)? */
 static int list_wrap_check(cpu_state *s) {
-  const pt_params *p = s->p;
   if (!s->has_walls) {
     const long long n = s->n;
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; ++i)
-      for (int a = 0; a < 3; ++a) {
-        double *x = s->x + 3 * i + a;
-        const int sh = *x < 0.0 ? -1 : *x >= p->box[a] ? 1 : 0;
-        if (!sh) continue;
-        double y = *x - sh * p->box[a];
-        if (sh < 0 && y >= p->box[a]) y = nextafter(p->box[a], 0.0);
-        *x = y;
-      }
+    for (long long i = 0; i < n; ++i) pt_list_wrap(&s->nl.o, s->x + 3 * i);
   }
   int far = pt_nlist_far(&s->nl, s->x), any = 0;
   KIT_MPI_CHECK(MPI_Allreduce(&far, &any, 1, MPI_INT, MPI_MAX, s->c.comm));
@@ -542,7 +532,7 @@ static void receive_frontier_list(cpu_state *s) {
     for (size_t m = 0; m < s->ghost.rcount[k]; ++m) {
       const double *r = s->ghost.rbuf[k] + m * GHOST_W;
       double y[3];
-      for (int a = 0; a < 3; ++a) y[a] = r[1 + a] - (-sh[a]) * p->box[a];
+      for (int a = 0; a < 3; ++a) y[a] = pt_image_coord(r[1 + a], -sh[a], p->box[a]);
       const int c = pt_cell_of(p, d, y);
       s->rslot[rs[k] + (int)m] = -1;
       if (c < 0 || pt_group(d, c) != PT_EXTERNAL) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "images.h"
 #include "kit/check.h"
 
 static void *xalloc(size_t bytes, const char *what) {
@@ -75,9 +76,7 @@ void pt_pack_migrants(const pt_params *p, const pt_decomp *d, const double *rec,
     double *r = px_send_slot(migr, k);
     r[0] = l[0];
     for (int a = 0; a < 3; ++a) {
-      double y = l[1 + a] - sh[a] * p->box[a];
-      if (sh[a] < 0 && y >= p->box[a]) y = nextafter(p->box[a], 0.0);
-      r[1 + a] = y;
+      r[1 + a] = pt_migrant_coord(l[1 + a], sh[a], p->box[a]);
       r[4 + a] = l[4 + a];
     }
     tr->migrated++;
@@ -131,7 +130,7 @@ void pt_pack_frontier(const pt_params *p, const pt_decomp *d, const int *cstart,
       double *r = ghost->sbuf[k] + at[q] * (size_t)ghost->width;
       for (int i = cstart[c]; i < cstart[c + 1]; ++i, r += ghost->width) {
         r[0] = (double)id[i];
-        for (int a = 0; a < 3; ++a) r[1 + a] = x[3 * (size_t)i + a] - sh[a] * p->box[a];
+        for (int a = 0; a < 3; ++a) r[1 + a] = pt_image_coord(x[3 * (size_t)i + a], sh[a], p->box[a]);
       }
     }
   }

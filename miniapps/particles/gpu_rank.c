@@ -36,6 +36,21 @@ void pt_rank_setup(pt_gpu_rank *r, const pt_params *p, MPI_Comm comm, pt_decomp 
   }
   r->stale = faults && kit_fault("stale-halo");
   pt_tile_init(&r->t, p, &r->dec, device, init->n, lo_cell, host_forces);
+  /* Alone in the periodic box, every message would go to this rank itself: the device makes
+   * them (images.h), unless --images host asks for the staged path (multi-thread's tiles and
+   * hybrid's CPU share, which reads the copies on the host, keep it). */
+  int self = r->dec.nconn > 0 && tiles_per_rank == 0 && !host_forces &&
+             (!p->images || strcmp(p->images, "device") == 0);
+  for (int k = 0; k < r->dec.nconn; ++k) self = self && r->dec.conn[k].rank == r->dec.me;
+  r->images = self;
+  if (r->images) pt_tile_images_init(&r->t);
+  /* --neighbor list: its copies are the rank's own particles, so it needs the images on the
+   * device (problem.c refuses the other cases with a message). */
+  r->list = p->list;
+  if (r->list && !r->images)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "--neighbor list on a GPU needs one rank alone in the periodic box (--images device)");
+  if (r->list) pt_tile_list_init(&r->t);
 }
 
 void pt_rank_free(pt_gpu_rank *r) {
@@ -70,8 +85,21 @@ void pt_rank_load(pt_gpu_rank *r) {
   POP(r);
 }
 
+/* The copies the last device images dropped, once their kept count has reached the host
+ * (after any synchronisation of the boundary stream). */
+static void account_images(pt_gpu_rank *r) {
+  if (!r->img_sent) return;
+  r->tr.ghosts_discarded += r->img_sent - *r->t.h_kept;
+  r->tr.device_images += *r->t.h_kept;
+  r->img_sent = 0;
+}
+
 void pt_rank_zero_counters(pt_gpu_rank *r) {
+  const long long entries = r->tr.list_entries, owned = r->tr.list_particles;
   memset(&r->tr, 0, sizeof r->tr);
+  r->tr.list_entries = entries; /* the lists of the set-up's build, until the next one */
+  r->tr.list_particles = owned;
+  r->img_sent = 0;
   r->ghost.messages = r->ghost.bytes = r->migr.messages = r->migr.bytes = 0;
 }
 
@@ -79,17 +107,22 @@ void pt_rank_migrate_start(pt_gpu_rank *r) {
   double *rec = NULL;
   PUSH(r, "migrate");
   r->leavers = pt_tile_leavers(&r->t, &rec);
+  account_images(r);
   r->tr.wall_hits += r->t.wall_hits;
+  r->tr.migrated += r->t.wrapped; /* the device's own migrants, counted as the host path would */
   pt_pack_migrants(r->p, &r->dec, rec, r->leavers, &r->migr, &r->tr);
-  px_start(&r->migr);
+  /* Alone in the box, nothing to send means nothing to receive: no message to itself. */
+  if (!(r->images && r->leavers == 0)) px_start(&r->migr);
   POP(r);
 }
 
 void pt_rank_migrate_finish(pt_gpu_rank *r) {
   PUSH(r, "migrate");
-  px_finish(&r->migr);
   r->arr.n = 0;
-  pt_unpack_migrants(r->p, &r->dec, &r->migr, &r->arr);
+  if (!(r->images && r->leavers == 0)) {
+    px_finish(&r->migr);
+    pt_unpack_migrants(r->p, &r->dec, &r->migr, &r->arr);
+  }
   POP(r);
   PUSH(r, "sort");
   pt_tile_arrive_and_sort(&r->t, &r->arr, r->leavers);
@@ -120,6 +153,86 @@ void pt_rank_frontier_finish(pt_gpu_rank *r) {
   r->exchanged = 1;
 }
 
+/* Alone in the periodic box: the copies the host path would pack, send to itself and filter,
+ * made on the device; what it would count, counted here from the frontier rows on the host. */
+static void device_images(pt_gpu_rank *r) {
+  pt_gpu_tile *t = &r->t;
+  const pt_decomp *d = &r->dec;
+  if (pt_rank_exchanges(r)) {
+    long long sent = 0, all = 0;
+    for (int f = 0; f < d->first[2] - d->first[1]; ++f) {
+      const int c = d->first[1] + f, np = t->h_cstart[c + 1] - t->h_cstart[c];
+      sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
+      all += (long long)np * d->nconn;
+    }
+    r->tr.ghosts_sent += sent;
+    r->tr.ghosts_all_nbrs += all;
+    r->img_sent = sent;
+    pt_tile_image_candidates(t, sent);
+  }
+  pt_tile_place_images(t);
+  r->exchanged = 1;
+}
+
+void pt_rank_ghosts(pt_gpu_rank *r) {
+  pt_gpu_tile *t = &r->t;
+  if (r->images) {
+    PUSH(r, "images");
+    device_images(r);
+    POP(r);
+    return;
+  }
+  PUSH(r, "d2h");
+  pt_tile_fetch_frontier(t);
+  POP(r);
+  pt_rank_frontier_start(r);
+  pt_rank_frontier_finish(r);
+  PUSH(r, "h2d");
+  pt_tile_put_ghosts(t, &r->g);
+  POP(r);
+}
+
+/* --neighbor list: a build, as cpu.c's list_rebuild on one rank: the particles binned and
+ * sorted by cell (not at set-up, where pt_rank_load did it), the images, the lists. */
+static void list_build(pt_gpu_rank *r, int sort) {
+  pt_gpu_tile *t = &r->t;
+  if (sort) {
+    PUSH(r, "sort");
+    pt_tile_bin(t);
+    const pt_set none = {0};
+    pt_tile_arrive_and_sort(t, &none, 0);
+    POP(r);
+  }
+  PUSH(r, "images");
+  device_images(r);
+  POP(r);
+  PUSH(r, "list_build");
+  pt_tile_list_build(t); /* synchronises: the images' kept count is in */
+  POP(r);
+  account_images(r);
+  r->tr.list_entries = t->entries;
+  r->tr.list_particles = t->n;
+}
+
+/* --neighbor list, one step (cpu.c's, one rank): kick, drift, wrap in place and the test for
+ * a build; a build, or the order cells; the forces over the lists; the closing kick. Both
+ * naive and two-stream take it: with one rank nothing travels, so there is nothing to overlap. */
+static void list_step(pt_gpu_rank *r) {
+  pt_gpu_tile *t = &r->t;
+  pt_tile_list_kick_drift(t);
+  PUSH(r, "list_check");
+  const int far = pt_tile_list_far(t);
+  POP(r);
+  if (far) {
+    list_build(r, 1);
+    r->tr.list_builds++;
+  } else {
+    pt_tile_list_cells(t);
+  }
+  pt_tile_list_forces(t);
+  pt_tile_end_step(t, 0);
+}
+
 long long pt_rank_fetch(pt_gpu_rank *r, double *out) {
   return pt_tile_fetch(&r->t, out);
 }
@@ -144,8 +257,13 @@ pt_rank_variant *pt_rv_new(const pt_ctx *c, size_t size, int lo_cell, int host_f
 
 void pt_rv_start(pt_rank_variant *v) {
   pt_rank_load(&v->r);
-  v->forces(v);
-  if (v->bulk) pt_tile_join(&v->r.t); /* the thermo row reads the bulk's energies too */
+  if (v->r.list) {
+    list_build(&v->r, 0);
+    pt_tile_list_forces(&v->r.t);
+  } else {
+    v->forces(v);
+    if (v->bulk) pt_tile_join(&v->r.t); /* the thermo row reads the bulk's energies too */
+  }
   pt_tile_thermo_row(&v->r.t);
   pt_tile_sync(&v->r.t);
   pt_rank_zero_counters(&v->r);
@@ -160,6 +278,12 @@ void pt_rv_run(void *st, int steps) {
   pt_gpu_rank *r = &v->r;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
+    if (r->list) {
+      list_step(r);
+      r->tr.steps++;
+      KIT_RANGE_POP();
+      continue;
+    }
     pt_tile_kick_drift(&r->t);
     pt_rank_migrate_start(r);
     pt_rank_migrate_finish(r);
@@ -170,6 +294,7 @@ void pt_rv_run(void *st, int steps) {
   }
   KIT_RANGE_PUSH("wait_gpu");
   pt_tile_sync(&r->t);
+  account_images(r);
   KIT_RANGE_POP();
 }
 

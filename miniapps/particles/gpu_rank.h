@@ -28,6 +28,10 @@ typedef struct pt_gpu_rank {
   pt_traffic tr;
   long long leavers;    /* this step's, from pt_rank_migrate_start */
   int stale, exchanged; /* KIT_FAULT=stale-halo: the frontier exchange happens once only */
+  int images;           /* 1: alone in the periodic box, its images made on the device (the
+                           tile's images, --images device); 0: staged through the host */
+  long long img_sent;   /* the last device images' candidates, until their kept count is read */
+  int list;             /* --neighbor list (with images only): the list step (pt_rv_run) */
   int ranges;           /* 1: this subdomain's thread opens the host ranges (KIT_RANGE_PUSH) */
 } pt_gpu_rank;
 
@@ -52,6 +56,10 @@ void pt_rank_migrate_finish(pt_gpu_rank *r);
 void pt_rank_frontier_start(pt_gpu_rank *r);
 /* MPI finished, the copies filtered and sorted into r->g (the old ones kept under the fault). */
 void pt_rank_frontier_finish(pt_gpu_rank *r);
+/* The frontier copies behind the owned particles, with the external cells' rows, ready for
+ * the forces kernels: the four stages above with their ranges (d2h, frontier start and
+ * finish, h2d), or, for a rank alone in the periodic box, its images made on the device. */
+void pt_rank_ghosts(pt_gpu_rank *r);
 /* 1 if this step exchanges frontier copies (not the stale-halo fault's later steps). */
 int pt_rank_exchanges(const pt_gpu_rank *r);
 

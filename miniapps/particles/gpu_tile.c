@@ -15,6 +15,7 @@
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
+#include "nlist.h"
 
 /* The thermo kernel writes rows in the PT_TH_* order. */
 _Static_assert(PT_TH_PE == 0 && PT_TH_KE == 1 && PT_TH_VIR == 2 && PT_TH_PX == 3 && PT_TH_PY == 4 &&
@@ -182,6 +183,16 @@ void pt_tile_free(pt_gpu_tile *t) {
                  t->status, t->partials, t->rows, t->scan_tmp};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i) KIT_CUDA_CHECK(cudaFree(dev[i]));
   if (t->mask) KIT_CUDA_CHECK(cudaFree(t->mask));
+  if (t->images) {
+    void *img[] = {t->pair, t->pair_len, t->pair_off, t->wrap,   t->ic_id, t->ic_x, t->ic_src,
+                   t->ic_e, t->ic_perm,  t->gsrc,     t->ecount, t->efill, t->erow};
+    for (size_t i = 0; i < sizeof img / sizeof *img; ++i) KIT_CUDA_CHECK(cudaFree(img[i]));
+    kit_host_free(t->h_kept, 1);
+  }
+  if (t->list) {
+    void *lst[] = {t->kx, t->kc, t->moved, t->xb, t->lcount, t->lstart, t->lnbr, t->lcode, t->ltl, t->ltc};
+    for (size_t i = 0; i < sizeof lst / sizeof *lst; ++i) KIT_CUDA_CHECK(cudaFree(lst[i]));
+  }
   kit_host_free(t->h_status, 1);
   kit_host_free(t->h_cstart, 1);
   if (t->h_leave) kit_host_free(t->h_leave, 1);
@@ -234,18 +245,28 @@ void pt_tile_reserve(pt_gpu_tile *t, long long need, long long keep) {
   free_particles(&old);
 }
 
-void pt_tile_kick_drift(pt_gpu_tile *t) {
-  const double dt = t->p->dt, half = 0.5 * dt;
+/* The drift kernels' status row: counters 0, smallest ids all ones (kernels.h). */
+static void status_reset(pt_gpu_tile *t) {
   const cudaStream_t s = t->boundary;
   KIT_CUDA_CHECK(cudaMemsetAsync(t->status, 0, PT_ST_LOST_ID * sizeof(unsigned long long), s));
   KIT_CUDA_CHECK(cudaMemsetAsync(t->status + PT_ST_LOST_ID, 0xFF,
                                  (PT_ST_N - PT_ST_LOST_ID) * sizeof(unsigned long long), s));
+}
+
+static void status_fetch(pt_gpu_tile *t) {
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_status, t->status, PT_ST_N * sizeof(unsigned long long),
+                                 cudaMemcpyDeviceToHost, t->boundary));
+}
+
+void pt_tile_kick_drift(pt_gpu_tile *t) {
+  const double dt = t->p->dt, half = 0.5 * dt;
+  const cudaStream_t s = t->boundary;
+  status_reset(t);
   const int r = kit_gpu_range_begin("gpu_kick_drift", s);
   launch_pt_kick_drift_bin((int)t->n, t->id, t->x, t->v, t->f, half, dt, t->walls, t->binner, t->d->first[2],
-                           t->cell, t->leave, t->status, s);
+                           t->images ? t->wrap : NULL, t->cell, t->leave, t->status, s);
   kit_gpu_range_end(r, s);
-  KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_status, t->status, PT_ST_N * sizeof(unsigned long long),
-                                 cudaMemcpyDeviceToHost, s));
+  status_fetch(t);
 }
 
 long long pt_tile_leavers(pt_gpu_tile *t, double **rec) {
@@ -261,6 +282,7 @@ long long pt_tile_leavers(pt_gpu_tile *t, double **rec) {
             "particle %llu moved more than one cell in one step (--dt too large, or the system blew up)",
             t->h_status[PT_ST_LOST_ID]);
   t->wall_hits = (long long)t->h_status[PT_ST_WALL_HITS];
+  t->wrapped = (long long)t->h_status[PT_ST_WRAPPED];
   const long long m = (long long)t->h_status[PT_ST_LEAVERS];
   if (m > t->n)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld leavers out of %lld particles", m, t->n);
@@ -361,6 +383,227 @@ void pt_tile_put_ghosts(pt_gpu_tile *t, const pt_ghosts *g) {
                                  cudaMemcpyHostToDevice, s));
   kit_gpu_range_end(r, s);
   t->ng = g->n;
+}
+
+void pt_tile_images_init(pt_gpu_tile *t) {
+  const pt_decomp *d = t->d;
+  const int nf = d->first[2] - d->first[1], ne = d->ncells - d->first[2];
+  /* The pairs in the host path's order (frontier cells, then each cell's connections): the
+   * candidates come out as its send buffers would, though only their sort decides the order. */
+  t->npairs = d->conn_start[nf];
+  int *pair = kit_malloc(4 * ((size_t)t->npairs + 1) * sizeof *pair, "image pairs");
+  for (int f = 0; f < nf; ++f)
+    for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
+      const pt_conn *k = &d->conn[d->conn_list[q]];
+      if (k->rank != d->me)
+        kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+                "gpu tile: device images need every connection to be %d", d->me);
+      pair[4 * q] = d->first[1] + f;
+      for (int a = 0; a < 3; ++a) pair[4 * q + 1 + a] = k->shift[a];
+    }
+  int *wrap = kit_malloc(4 * ((size_t)ne + 1) * sizeof *wrap, "image wraps");
+  for (int e = 0; e < ne; ++e) {
+    const int k = d->ext_conn[e];
+    wrap[4 * e] = k >= 0;
+    for (int a = 0; a < 3; ++a) wrap[4 * e + 1 + a] = k >= 0 ? d->conn[k].shift[a] : 0;
+  }
+  t->pair = dev_alloc(4 * (size_t)t->npairs * sizeof(int));
+  t->pair_len = dev_alloc(((size_t)t->npairs + 1) * sizeof(int));
+  t->pair_off = dev_alloc(((size_t)t->npairs + 1) * sizeof(int));
+  t->wrap = dev_alloc(4 * (size_t)ne * sizeof(int));
+  t->ecount = dev_alloc(((size_t)ne + 1) * sizeof(int));
+  t->efill = dev_alloc(((size_t)ne + 1) * sizeof(int));
+  t->erow = dev_alloc(((size_t)ne + 1) * sizeof(int));
+  dev_zero(t, t->erow, ((size_t)ne + 1) * sizeof(int));
+  /* From pageable memory: each call returns once the source has been staged. */
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->pair, pair, 4 * (size_t)t->npairs * sizeof(int), cudaMemcpyHostToDevice,
+                                 t->boundary));
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(t->wrap, wrap, 4 * (size_t)ne * sizeof(int), cudaMemcpyHostToDevice, t->boundary));
+  free(pair);
+  free(wrap);
+  t->h_kept = pinned_alloc(sizeof(int));
+  /* The scans now also run over the pairs and the external cells. */
+  const int most = t->npairs > ne ? t->npairs + 1 : ne + 1;
+  const size_t bytes = pt_scan_temp_bytes(most);
+  if (bytes > t->scan_bytes) {
+    KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+    KIT_CUDA_CHECK(cudaFree(t->scan_tmp));
+    t->scan_tmp = dev_alloc(bytes);
+    t->scan_bytes = bytes;
+  }
+  t->icap = t->ncand = 0;
+  t->images = 1;
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+}
+
+/* Room for `need` candidates (nothing kept: they are made afresh). */
+static void reserve_candidates(pt_gpu_tile *t, long long need) {
+  if (need <= t->icap) return;
+  if (need > INT_MAX)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld image copies on one device, at most %d",
+            need, INT_MAX);
+  long long cap = t->icap + t->icap / 2 + 1024;
+  if (cap < need) cap = need;
+  if (cap > INT_MAX) cap = INT_MAX;
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  if (t->icap > 0) {
+    void *old[] = {t->ic_id, t->ic_x, t->ic_src, t->ic_e, t->ic_perm, t->gsrc};
+    for (size_t i = 0; i < sizeof old / sizeof *old; ++i) KIT_CUDA_CHECK(cudaFree(old[i]));
+  }
+  const size_t c = (size_t)cap;
+  t->ic_id = dev_alloc(c * sizeof(int64_t));
+  t->ic_x = dev_alloc(3 * c * sizeof(double));
+  t->ic_src = dev_alloc(c * sizeof(int));
+  t->ic_e = dev_alloc(c * sizeof(int));
+  t->ic_perm = dev_alloc(c * sizeof(int));
+  t->gsrc = dev_alloc(c * sizeof(int));
+  t->icap = cap;
+}
+
+void pt_tile_image_candidates(pt_gpu_tile *t, long long ncand) {
+  const cudaStream_t s = t->boundary;
+  reserve_candidates(t, ncand);
+  const int r = kit_gpu_range_begin("gpu_images", s);
+  launch_pt_image_lengths(t->npairs, t->pair, t->cstart, t->pair_len, s);
+  launch_pt_scan(t->pair_len, t->pair_off, t->npairs + 1, t->scan_tmp, t->scan_bytes, s);
+  launch_pt_image_candidates(t->npairs, t->pair, t->pair_off, t->cstart, t->id, t->x, t->binner,
+                             t->d->first[2], t->ic_id, t->ic_x, t->ic_src, t->ic_e, s);
+  kit_gpu_range_end(r, s);
+  t->ncand = ncand;
+}
+
+void pt_tile_place_images(pt_gpu_tile *t) {
+  const pt_decomp *d = t->d;
+  const cudaStream_t s = t->boundary;
+  const int ne = d->ncells - d->first[2];
+  pt_tile_reserve(t, t->n + t->ncand, t->n);
+  /* The cell matrix's counting sort again, over the external cells: count, scan into rows,
+   * a slot each, the slots of a cell by id (pt_unpack_ghosts' order), then placed. */
+  const int r = kit_gpu_range_begin("gpu_place_images", s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->ecount, 0, ((size_t)ne + 1) * sizeof(int), s));
+  launch_pt_count((int)t->ncand, t->ic_e, t->ecount, s);
+  launch_pt_scan(t->ecount, t->erow, ne + 1, t->scan_tmp, t->scan_bytes, s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->efill, 0, ((size_t)ne + 1) * sizeof(int), s));
+  launch_pt_scatter((int)t->ncand, t->ic_e, t->erow, t->efill, t->ic_perm, s);
+  launch_pt_sort_rows(ne, t->erow, t->ic_id, t->ic_perm, s);
+  launch_pt_place_images((int)t->ncand, ne, t->erow, t->ic_perm, t->ic_x, t->ic_id, t->ic_src, (int)t->n,
+                         t->x, t->id, t->gsrc, t->cstart + d->first[2], s);
+  kit_gpu_range_end(r, s);
+  KIT_CUDA_CHECK(cudaMemcpyAsync(t->h_kept, t->erow + ne, sizeof(int), cudaMemcpyDeviceToHost, s));
+}
+
+/* ---- --neighbor list ------------------------------------------------------------------- */
+void pt_tile_list_init(pt_gpu_tile *t) {
+  t->order = pt_order_of(t->p);
+  t->rl2 = t->p->rl2;
+  t->half_skin2 = 0.25 * t->p->skin * t->p->skin;
+  t->list = 1;
+}
+
+/* The scan's temporary storage for n entries at least. */
+static void scan_room(pt_gpu_tile *t, int n) {
+  const size_t bytes = pt_scan_temp_bytes(n);
+  if (bytes <= t->scan_bytes) return;
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  KIT_CUDA_CHECK(cudaFree(t->scan_tmp));
+  t->scan_tmp = dev_alloc(bytes);
+  t->scan_bytes = bytes;
+}
+
+/* A device array of `need` elements of `size` bytes in place of *p (contents not kept); the
+ * streams must be idle. */
+static void regrow(void **p, long long need, size_t size) {
+  if (*p) KIT_CUDA_CHECK(cudaFree(*p));
+  *p = dev_alloc((size_t)need * size);
+}
+
+void pt_tile_bin(pt_gpu_tile *t) {
+  const cudaStream_t s = t->boundary;
+  status_reset(t);
+  launch_pt_bin((int)t->n, t->id, t->x, t->binner, t->d->first[2], t->cell, t->status, s);
+  status_fetch(t);
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (t->h_status[PT_ST_LOST])
+    kit_die(
+        KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+        "particle %llu moved beyond the box's cells since the last list build (--dt too large, or the system "
+        "blew up)",
+        t->h_status[PT_ST_LOST_ID]);
+}
+
+void pt_tile_list_build(pt_gpu_tile *t) {
+  const cudaStream_t s = t->boundary;
+  const long long n = t->n;
+  /* The copies kept (and every queued kernel done: the arrays may be regrown below). */
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  const long long slots = n + (t->images ? *t->h_kept : 0);
+  if (slots > t->kcap) {
+    const long long c = slots + slots / 4 + 1024;
+    regrow((void **)&t->kx, c, 3 * sizeof(int));
+    t->kcap = c;
+  }
+  if (n + 1 > t->lcap) {
+    const long long c = n + n / 4 + 1024;
+    void **a[] = {(void **)&t->kc, (void **)&t->moved, (void **)&t->xb, (void **)&t->lcount,
+                  (void **)&t->lstart};
+    const size_t size[] = {9 * sizeof(int), 1, 3 * sizeof(double), sizeof(int), sizeof(int)};
+    for (int k = 0; k < 5; ++k) regrow(a[k], c + 1, size[k]);
+    t->lcap = c;
+    scan_room(t, (int)(c + 1));
+  }
+  const int r = kit_gpu_range_begin("gpu_list_build", s);
+  launch_pt_order_slots((int)slots, t->x, t->order, t->kx, s);
+  launch_pt_list_count((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->lcount + n, 0, sizeof(int), s));
+  launch_pt_scan(t->lcount, t->lstart, (int)n + 1, t->scan_tmp, t->scan_bytes, s);
+  int total = 0;
+  KIT_CUDA_CHECK(cudaMemcpyAsync(&total, t->lstart + n, sizeof(int), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (total < 0)
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: the neighbour lists overflow the int offsets");
+  if (total > t->ecap) {
+    const long long c = (long long)total + total / 4 + 1024;
+    void **a[] = {(void **)&t->lnbr, (void **)&t->lcode, (void **)&t->ltl, (void **)&t->ltc};
+    for (int k = 0; k < 4; ++k) regrow(a[k], c, sizeof(int));
+    t->ecap = c;
+  }
+  launch_pt_list_fill((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lstart, t->lnbr,
+                      t->lcode, t->ltl, t->ltc, t->gsrc, s);
+  launch_pt_list_positions((int)n, t->x, t->order, t->kc, t->moved, t->xb, s);
+  kit_gpu_range_end(r, s);
+  t->entries = total;
+}
+
+void pt_tile_list_kick_drift(pt_gpu_tile *t) {
+  const double dt = t->p->dt;
+  const cudaStream_t s = t->boundary;
+  status_reset(t);
+  const int r = kit_gpu_range_begin("gpu_kick_drift", s);
+  launch_pt_kick_drift_wrap((int)t->n, t->x, t->v, t->f, 0.5 * dt, dt, t->order, t->xb, t->half_skin2,
+                            t->status, s);
+  kit_gpu_range_end(r, s);
+  status_fetch(t);
+}
+
+int pt_tile_list_far(pt_gpu_tile *t) {
+  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
+  return t->h_status[PT_ST_FAR] > 0;
+}
+
+void pt_tile_list_cells(pt_gpu_tile *t) {
+  const int r = kit_gpu_range_begin("gpu_list_cells", t->boundary);
+  launch_pt_list_cells((int)t->n, t->x, t->order, t->kc, t->moved, t->boundary);
+  kit_gpu_range_end(r, t->boundary);
+}
+
+void pt_tile_list_forces(pt_gpu_tile *t) {
+  const int r = kit_gpu_range_begin("gpu_list_forces", t->boundary);
+  launch_pt_list_forces(0, (int)t->n, t->x, t->order, t->kc, t->moved, t->id, t->lstart, t->lnbr, t->lcode,
+                        t->p->rc2, t->p->eshift, t->f, t->pe, t->vir, t->boundary);
+  kit_gpu_range_end(r, t->boundary);
 }
 
 static int rows_of(const pt_gpu_tile *t, int c) {

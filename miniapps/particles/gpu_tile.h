@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "frontier.h"
+#include "neighbor.h"
 #include "particles.h"
 #include "walls.h"
 
@@ -69,12 +70,42 @@ typedef struct pt_gpu_tile {
    * what the CPU computed, copied up by pt_tile_put_forces. */
   unsigned long long *h_status;
   long long wall_hits; /* reflections of the last drift (pt_tile_leavers sets it) */
+  long long wrapped;   /* particles the last drift wrapped round the box (images) */
   double *h_leave;
   long long h_leave_cap;
   int *h_cstart;
   int64_t *h_id;
   double *h_x, *h_f, *h_pe, *h_vir;
   int host_forces;
+  /* One rank alone in the periodic box (pt_tile_images_init): its own periodic images and
+   * wrap-around migration made on the device (images.h), no host staging. Device: */
+  int images;                 /* 1: set up */
+  int npairs;                 /* (frontier cell, shift) pairs: the host path's copies, as pairs */
+  int *pair, *pair_len;       /* 4 per pair (cell, shift); each pair's particles, npairs + 1 */
+  int *pair_off;              /* each pair's first candidate (the scan of pair_len) */
+  int *wrap;                  /* 4 per external cell: {1, shift} (every one is this rank's) */
+  long long icap, ncand;      /* candidates the arrays hold, and this exchange's */
+  int64_t *ic_id;             /* candidates: the copies' ids, positions (3 each), */
+  double *ic_x;               /*   the particles they copy, external cells (-1: */
+  int *ic_src, *ic_e;         /*   dropped) and the sort's permutation; */
+  int *ic_perm, *gsrc;        /*   per kept copy (slot n + s): the particle it copies */
+  int *ecount, *efill, *erow; /* ne + 1: the counting sort by external cell */
+  int *h_kept;                /* pinned: erow[ne], the copies kept, valid after a synchronisation */
+  /* --neighbor list on a rank alone in the periodic box (pt_tile_list_init; neighbor.h):
+   * between builds the particles keep their slots and wrap in place. Device: */
+  int list;
+  pt_order order;
+  double rl2, half_skin2;
+  long long kcap;          /* slots kx holds */
+  int *kx;                 /* 3 per slot: order cells at a build (copies included) */
+  long long lcap;          /* particles the arrays below hold */
+  int *kc;                 /* 9 per particle: pt_order_cells */
+  unsigned char *moved;    /* per particle: its order cells changed this step */
+  double *xb;              /* 3 per particle: the position at the last build */
+  int *lcount, *lstart;    /* per particle: list length, and start (n + 1) */
+  long long ecap, entries; /* list entries the arrays hold, and the last build's */
+  int *lnbr, *lcode;       /* the lists (particles, not copies) and their codes */
+  int *ltl, *ltc;          /* a build's scratch */
   /* Thermo rows (PT_TH_N doubles, step 0 first) since the last pt_tile_clear. */
   double *th;
   int th_rows, th_cap;
@@ -109,6 +140,32 @@ void pt_tile_fetch_frontier(pt_gpu_tile *t);
 /* Step 6: the received copies behind the owned particles, in the mirror and (boundary
  * stream, asynchronous) on the device, with the rows of the external cells. */
 void pt_tile_put_ghosts(pt_gpu_tile *t, const pt_ghosts *g);
+/* One rank alone in the periodic box (every connection of d is to d->me, gpu_rank.c decides):
+ * the pair and wrap tables on the device; the drift kernel wraps migrants in place from now
+ * on (pt_tile_leavers then returns only those the wrap could not place). */
+void pt_tile_images_init(pt_gpu_tile *t);
+/* Step 4-6 on the device (boundary stream): the `ncand` candidate copies of every frontier
+ * cell over its shifts (ncand: what the host path would send, from h_cstart's rows). */
+void pt_tile_image_candidates(pt_gpu_tile *t, long long ncand);
+/* The candidates (this exchange's, or the last ones under KIT_FAULT=stale-halo) filtered and
+ * sorted by (external cell, id) behind the owned particles, with the external cells' rows on
+ * the device; h_kept is their count once the boundary stream has been synchronised. The
+ * host's h_cstart keeps the external rows empty: only device kernels read the copies. */
+void pt_tile_place_images(pt_gpu_tile *t);
+/* --neighbor list (gpu_rank.c's list step; one rank in the periodic box, the images set up):
+ * list_init the order and cutoffs; bin: every particle binned (a build's sort; a particle
+ * beyond the box's cells stops the run); list_build, after the images are placed: the lists
+ * (entries = their total); list_kick_drift: half kick, drift, wrap in place and the
+ * displacement test; list_far: waits, 1 if a particle moved more than skin/2 (a build is
+ * due); list_cells: the order cells between builds; list_forces: every particle's forces over
+ * its list, put back in order first (boundary stream). */
+void pt_tile_list_init(pt_gpu_tile *t);
+void pt_tile_bin(pt_gpu_tile *t);
+void pt_tile_list_build(pt_gpu_tile *t);
+void pt_tile_list_kick_drift(pt_gpu_tile *t);
+int pt_tile_list_far(pt_gpu_tile *t);
+void pt_tile_list_cells(pt_gpu_tile *t);
+void pt_tile_list_forces(pt_gpu_tile *t);
 /* Forces of the owned particles of cells [c0, c1) on `stream`; c0 and c1 are 0 or in
  * [lo_cell, first[2]] (whose rows the host knows). */
 void pt_tile_forces(pt_gpu_tile *t, int c0, int c1, cudaStream_t stream);

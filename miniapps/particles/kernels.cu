@@ -10,9 +10,11 @@
  * which the host sorts by id. No atomics on forces. */
 #include <cub/device/device_scan.cuh>
 
+#include "images.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "lj.h"
+#include "neighbor.h"
 #include "walls.h"
 
 static unsigned blocks_for(int n, int threads) {
@@ -22,8 +24,8 @@ static unsigned blocks_for(int n, int threads) {
 __global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, double *__restrict__ x,
                                          double *__restrict__ v, const double *__restrict__ f, double half_dt,
                                          double dt, pt_walls w, pt_binner b, int first_external,
-                                         int *__restrict__ cell, double *__restrict__ leave,
-                                         unsigned long long *status) {
+                                         const int *__restrict__ wrap, int *__restrict__ cell,
+                                         double *__restrict__ leave, unsigned long long *status) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double *xi = x + 3 * (size_t)i, *vi = v + 3 * (size_t)i;
@@ -47,6 +49,15 @@ __global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, 
     cell[i] = -1;
     return;
   }
+  if (c >= first_external && wrap && wrap[4 * (c - first_external)]) {
+    /* Its connection is this rank itself: the migrant the host path would send back here. */
+    const int w = pt_wrap_migrant(&b, wrap + 4 * (c - first_external) + 1, first_external, xi);
+    if (w >= 0) {
+      atomicAdd(&status[PT_ST_WRAPPED], 1ULL);
+      cell[i] = w;
+      return;
+    }
+  }
   if (c >= first_external) {
     const unsigned long long slot = atomicAdd(&status[PT_ST_LEAVERS], 1ULL);
     double *r = leave + 8 * (size_t)slot; /* slot < n <= the buffer's capacity */
@@ -62,11 +73,11 @@ __global__ void pt_kick_drift_bin_kernel(int n, const int64_t *__restrict__ id, 
 
 extern "C" void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f,
                                          double half_dt, double dt, pt_walls w, pt_binner b,
-                                         int first_external, int *cell, double *leave,
+                                         int first_external, const int *wrap, int *cell, double *leave,
                                          unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
   pt_kick_drift_bin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, id, x, v, f, half_dt, dt, w, b,
-                                                                   first_external, cell, leave, status);
+                                                                   first_external, wrap, cell, leave, status);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -158,6 +169,240 @@ extern "C" void launch_pt_gather(int n, const int *perm, const int64_t *id, cons
                                  cudaStream_t stream) {
   if (n <= 0) return;
   pt_gather_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, perm, id, x, v, cell, id2, x2, v2, cell2);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_image_lengths_kernel(int npairs, const int *__restrict__ pair,
+                                        const int *__restrict__ cstart, int *__restrict__ len) {
+  const int q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q > npairs) return;
+  if (q == npairs) {
+    len[q] = 0;
+    return;
+  }
+  const int c = pair[4 * (size_t)q];
+  len[q] = cstart[c + 1] - cstart[c];
+}
+
+extern "C" void launch_pt_image_lengths(int npairs, const int *pair, const int *cstart, int *len,
+                                        cudaStream_t stream) {
+  pt_image_lengths_kernel<<<blocks_for(npairs + 1, 256), 256, 0, stream>>>(npairs, pair, cstart, len);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_image_candidates_kernel(int npairs, const int *__restrict__ pair,
+                                           const int *__restrict__ off, const int *__restrict__ cstart,
+                                           const int64_t *__restrict__ id, const double *__restrict__ x,
+                                           pt_binner b, int first_external, int64_t *__restrict__ cand_id,
+                                           double *__restrict__ cand_x, int *__restrict__ cand_src,
+                                           int *__restrict__ cand_e) {
+  const int q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= npairs) return;
+  const int *pq = pair + 4 * (size_t)q;
+  const int c = pq[0];
+  int k = off[q];
+  /* A dozen particles a cell at the benchmark density: one thread walks the row. */
+  for (int i = cstart[c]; i < cstart[c + 1]; ++i, ++k) {
+    cand_id[k] = id[i];
+    cand_src[k] = i;
+    cand_e[k] = pt_image_of(&b, pq + 1, first_external, x + 3 * (size_t)i, cand_x + 3 * (size_t)k);
+  }
+}
+
+extern "C" void launch_pt_image_candidates(int npairs, const int *pair, const int *off, const int *cstart,
+                                           const int64_t *id, const double *x, pt_binner b,
+                                           int first_external, int64_t *cand_id, double *cand_x,
+                                           int *cand_src, int *cand_e, cudaStream_t stream) {
+  if (npairs <= 0) return;
+  pt_image_candidates_kernel<<<blocks_for(npairs, 128), 128, 0, stream>>>(
+      npairs, pair, off, cstart, id, x, b, first_external, cand_id, cand_x, cand_src, cand_e);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_place_images_kernel(int nthreads, int ne, const int *__restrict__ rows,
+                                       const int *__restrict__ perm, const double *__restrict__ cand_x,
+                                       const int64_t *__restrict__ cand_id, const int *__restrict__ cand_src,
+                                       int base, double *__restrict__ x, int64_t *__restrict__ id,
+                                       int *__restrict__ src, int *__restrict__ cstart_ext) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= nthreads) return;
+  if (s < rows[ne]) {
+    const int k = perm[s];
+    for (int a = 0; a < 3; ++a) x[3 * ((size_t)base + s) + a] = cand_x[3 * (size_t)k + a];
+    id[(size_t)base + s] = cand_id[k];
+    src[s] = cand_src[k];
+  }
+  if (s >= 1 && s <= ne) cstart_ext[s] = base + rows[s];
+}
+
+extern "C" void launch_pt_place_images(int ncand, int ne, const int *rows, const int *perm,
+                                       const double *cand_x, const int64_t *cand_id, const int *cand_src,
+                                       int base, double *x, int64_t *id, int *src, int *cstart_ext,
+                                       cudaStream_t stream) {
+  const int n = ncand > ne + 1 ? ncand : ne + 1;
+  pt_place_images_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, ne, rows, perm, cand_x, cand_id, cand_src,
+                                                                 base, x, id, src, cstart_ext);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+/* ---- --neighbor list (neighbor.h) ------------------------------------------------------ */
+__global__ void pt_bin_kernel(int n, const int64_t *__restrict__ id, const double *__restrict__ x,
+                              pt_binner b, int first_external, int *__restrict__ cell,
+                              unsigned long long *status) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = pt_bin(&b, x + 3 * (size_t)i);
+  if (c < 0 || c >= first_external) {
+    atomicAdd(&status[PT_ST_LOST], 1ULL);
+    atomicMin(&status[PT_ST_LOST_ID], (unsigned long long)id[i]);
+    cell[i] = -1;
+    return;
+  }
+  cell[i] = c;
+}
+
+extern "C" void launch_pt_bin(int n, const int64_t *id, const double *x, pt_binner b, int first_external,
+                              int *cell, unsigned long long *status, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_bin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, id, x, b, first_external, cell, status);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_kick_drift_wrap_kernel(int n, double *__restrict__ x, double *__restrict__ v,
+                                          const double *__restrict__ f, double half_dt, double dt, pt_order o,
+                                          const double *__restrict__ xb, double half_skin2,
+                                          unsigned long long *status) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double *xi = x + 3 * (size_t)i, *vi = v + 3 * (size_t)i;
+  vv_kick(vi, f + 3 * (size_t)i, half_dt);
+  vv_drift(xi, vi, dt);
+  pt_list_wrap(&o, xi);
+  if (pt_list_far_one(&o, xi, xb + 3 * (size_t)i, half_skin2)) atomicAdd(&status[PT_ST_FAR], 1ULL);
+}
+
+extern "C" void launch_pt_kick_drift_wrap(int n, double *x, double *v, const double *f, double half_dt,
+                                          double dt, pt_order o, const double *xb, double half_skin2,
+                                          unsigned long long *status, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_kick_drift_wrap_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, x, v, f, half_dt, dt, o, xb,
+                                                                    half_skin2, status);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_order_slots_kernel(int nslots, const double *__restrict__ x, pt_order o,
+                                      int *__restrict__ kx) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nslots) return;
+  for (int a = 0; a < 3; ++a)
+    kx[3 * (size_t)j + a] = cell_coord(x[3 * (size_t)j + a], o.inv_side[a], o.box[a], o.nc[a]);
+}
+
+extern "C" void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cudaStream_t stream) {
+  if (nslots <= 0) return;
+  pt_order_slots_kernel<<<blocks_for(nslots, 256), 256, 0, stream>>>(nslots, x, o, kx);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_list_count_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
+                                     const int *__restrict__ kx, const int64_t *__restrict__ id,
+                                     const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
+                                     int *__restrict__ count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int bucket[PT_ORDER_CODES + 1];
+  long long checked = 0;
+  /* No room (cap 0): only the count. */
+  count[i] =
+      pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, NULL, NULL, 0, NULL, NULL, bucket, &checked);
+}
+
+extern "C" void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx,
+                                     const int64_t *id, const int *nbr, const int *cstart, double rl2,
+                                     int *count, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_list_count_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_list_fill_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
+                                    const int *__restrict__ kx, const int64_t *__restrict__ id,
+                                    const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
+                                    const int *__restrict__ start, int *__restrict__ list,
+                                    int *__restrict__ code, int *__restrict__ tl, int *__restrict__ tc,
+                                    const int *__restrict__ src) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int bucket[PT_ORDER_CODES + 1];
+  long long checked = 0;
+  const int b = start[i], m = start[i + 1] - b;
+  pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, list + b, code + b, m, tl + b, tc + b, bucket,
+                    &checked);
+  for (int k = b; k < b + m; ++k)
+    if (list[k] >= n) list[k] = src[list[k] - n];
+}
+
+extern "C" void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
+                                    const int *nbr, const int *cstart, double rl2, const int *start,
+                                    int *list, int *code, int *tl, int *tc, const int *src,
+                                    cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_list_fill_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, start,
+                                                              list, code, tl, tc, src);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_list_positions_kernel(int n, const double *__restrict__ x, pt_order o,
+                                         int *__restrict__ kc, unsigned char *__restrict__ moved,
+                                         double *__restrict__ xb) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  pt_order_cells(&o, x + 3 * (size_t)i, kc + 9 * (size_t)i);
+  moved[i] = 0;
+  for (int a = 0; a < 3; ++a) xb[3 * (size_t)i + a] = x[3 * (size_t)i + a];
+}
+
+extern "C" void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved,
+                                         double *xb, cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_list_positions_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, x, o, kc, moved, xb);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_list_cells_kernel(int n, const double *__restrict__ x, pt_order o, int *__restrict__ kc,
+                                     unsigned char *__restrict__ moved) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  moved[i] = pt_order_cells_update(&o, x + 3 * (size_t)i, kc + 9 * (size_t)i);
+}
+
+extern "C" void launch_pt_list_cells(int n, const double *x, pt_order o, int *kc, unsigned char *moved,
+                                     cudaStream_t stream) {
+  if (n <= 0) return;
+  pt_list_cells_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, x, o, kc, moved);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void pt_list_forces_kernel(int i0, int i1, const double *__restrict__ x, pt_order o,
+                                      const int *__restrict__ kc, const unsigned char *__restrict__ moved,
+                                      const int64_t *__restrict__ id, const int *__restrict__ start,
+                                      int *__restrict__ list, int *__restrict__ code, double rc2,
+                                      double eshift, double *__restrict__ f, double *__restrict__ pe,
+                                      double *__restrict__ vir) {
+  const int i = i0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= i1) return;
+  const int s0 = start[i], s1 = start[i + 1];
+  pt_list_reorder(&o, i, x, kc, moved, id, list, code, s0, s1);
+  lj_force_list(i, x, list, s0, s1, &o, rc2, eshift, f + 3 * (size_t)i, pe + i, vir + i);
+}
+
+extern "C" void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const int *kc,
+                                      const unsigned char *moved, const int64_t *id, const int *start,
+                                      int *list, int *code, double rc2, double eshift, double *f, double *pe,
+                                      double *vir, cudaStream_t stream) {
+  if (i1 <= i0) return;
+  pt_list_forces_kernel<<<blocks_for(i1 - i0, 128), 128, 0, stream>>>(i0, i1, x, o, kc, moved, id, start,
+                                                                      list, code, rc2, eshift, f, pe, vir);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

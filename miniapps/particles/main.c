@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
                          .dt = 0.005,
                          .domain = "box",
                          .neighbor = "cells",
+                         .images = "device",
                          .skin = 0.3,
                          .max_drift = 1e-4},
                    .allpairs = 4000};
@@ -92,8 +93,9 @@ int main(int argc, char **argv) {
       {"dump-lammps", KIT_OPT_STRING, &p->dump_lammps, "FILE", "write a LAMMPS text dump (id type x y z vx vy vz) at step 0, every --dump-every steps and the last", 1, 0, 0, NULL, NULL, NULL},
       {"dump-every", KIT_OPT_INT, &p->dump_every, "N", "steps between --dump-lammps frames (0: the first and the last step only)", 0, 1e9, 0, NULL, NULL, &pb.dump_every_given},
       {"dump-cells", KIT_OPT_STRING, &p->dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
-      {"neighbor", KIT_OPT_STRING, &p->neighbor, "cells|list", "pairs from the 27 cells every step, or from a Verlet list rebuilt when a particle moved skin/2 (list: cpu only, for now)", 1, 0, 0, "cells|list", NULL, NULL},
-      {"skin", KIT_OPT_DOUBLE, &p->skin, "S", "with --neighbor list: the list's skin (pairs within rc + S; cells of side >= rc + S)", 0, 10, 0, NULL, NULL, &pb.skin_given, "cpu"},
+      {"neighbor", KIT_OPT_STRING, &p->neighbor, "cells|list", "pairs from the 27 cells every step, or from a Verlet list rebuilt when a particle moved skin/2 (list: cpu; naive and two-stream on one rank in the periodic box)", 1, 0, 0, "cells|list", NULL, NULL},
+      {"images", KIT_OPT_STRING, &p->images, "device|host", "one rank in the periodic box: its own periodic images and wrap-around migrants made on the GPU, or staged through the host as between ranks", 1, 0, 0, "device|host", NULL, NULL, "naive|two-stream"},
+      {"skin", KIT_OPT_DOUBLE, &p->skin, "S", "with --neighbor list: the list's skin (pairs within rc + S; cells of side >= rc + S)", 0, 10, 0, NULL, NULL, &pb.skin_given, "cpu|naive|two-stream"},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];

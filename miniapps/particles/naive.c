@@ -21,14 +21,7 @@
 static void forces(pt_rank_variant *v) {
   pt_gpu_rank *r = &v->r;
   pt_gpu_tile *t = &r->t;
-  KIT_RANGE_PUSH("d2h");
-  pt_tile_fetch_frontier(t);
-  KIT_RANGE_POP();
-  pt_rank_frontier_start(r);
-  pt_rank_frontier_finish(r);
-  KIT_RANGE_PUSH("h2d");
-  pt_tile_put_ghosts(t, &r->g);
-  KIT_RANGE_POP();
+  pt_rank_ghosts(r);
   KIT_RANGE_PUSH("forces");
   const int g = kit_gpu_range_begin("gpu_forces", t->boundary);
   pt_tile_forces(t, 0, r->dec.first[2], t->boundary);

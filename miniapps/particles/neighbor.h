@@ -24,6 +24,7 @@
 #define PARTICLES_NEIGHBOR_H
 #include <stdint.h>
 
+#include "images.h"
 #include "kit/hd.h"
 #include "lj.h"
 
@@ -63,6 +64,45 @@ static inline KIT_HD void pt_order_cells(const pt_order *o, const double x[3], i
       kc[3 * a + s + 1] = (s != 0 && !o->periodic)
                               ? 0
                               : cell_coord(x[a] - s * o->box[a], o->inv_side[a], o->box[a], o->nc[a]);
+}
+
+/* pt_order_cells of x into kc; 1 if they changed (the list step's moved flag). */
+static inline KIT_HD int pt_order_cells_update(const pt_order *o, const double x[3], int kc[9]) {
+  int now[9], changed = 0;
+  pt_order_cells(o, x, now);
+  for (int k = 0; k < 9; ++k) {
+    changed |= now[k] != kc[k];
+    kc[k] = now[k];
+  }
+  return changed;
+}
+
+/* Between builds, after the drift: a particle that left the periodic box is wrapped in place
+ * with migration's arithmetic (pt_migrant_coord), so it holds the position --neighbor cells
+ * gives it at this step. Walls: nothing. */
+static inline KIT_HD void pt_list_wrap(const pt_order *o, double x[3]) {
+  if (!o->periodic) return;
+  for (int a = 0; a < 3; ++a) {
+    const int sh = x[a] < 0.0 ? -1 : x[a] >= o->box[a] ? 1 : 0;
+    if (sh) x[a] = pt_migrant_coord(x[a], sh, o->box[a]);
+  }
+}
+
+/* 1 if a particle at x moved more than sqrt(lim) (skin/2) from xb, its position at the last
+ * build (the nearest image: it may have been wrapped across a face since), or x is not a
+ * number: the test for a build. */
+static inline KIT_HD int pt_list_far_one(const pt_order *o, const double x[3], const double xb[3],
+                                         double lim) {
+  double d2 = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    double u = x[a] - xb[a];
+    if (o->periodic) {
+      if (u > o->half[a]) u -= o->box[a];
+      if (u < -o->half[a]) u += o->box[a];
+    }
+    d2 += u * u;
+  }
+  return !(d2 <= lim); /* NaN too */
 }
 
 /* The code of the offset cj - ci between two order cells (x, y, z coordinates), as one number
@@ -167,8 +207,16 @@ static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const 
     for (int j = j0; j < j1; ++j) {
       const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
       const double r2 = dx * dx + dy * dy + dz * dz;
+#ifdef __CUDA_ARCH__
+      /* On a GPU every store reaches memory: store only what is kept (the same entries). */
+      if ((r2 < rl2) & (j != i)) {
+        if (n < cap) list[n] = j;
+        ++n;
+      }
+#else
       if (n < cap) list[n] = j; /* kept or overwritten: no branch on the distance */
       n += (r2 < rl2) & (j != i);
+#endif
     }
   }
   *checked += tested - 1; /* i itself is no pair */

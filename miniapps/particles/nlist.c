@@ -207,35 +207,18 @@ void pt_nlist_positions(pt_nlist *l, const double *x) {
 }
 
 int pt_nlist_far(const pt_nlist *l, const double *x) {
-  const pt_order *o = &l->o;
   const long long n = l->n;
-  const double lim = l->half_skin2;
   int far = 0;
 #pragma omp parallel for schedule(static) reduction(max : far)
-  for (long long i = 0; i < n; ++i) {
-    double d2 = 0.0;
-    for (int a = 0; a < 3; ++a) {
-      double u = x[3 * i + a] - l->xb[3 * i + a];
-      if (o->periodic) { /* a particle wrapped in place across a face: its nearest image */
-        if (u > o->half[a]) u -= o->box[a];
-        if (u < -o->half[a]) u += o->box[a];
-      }
-      d2 += u * u;
-    }
-    if (!(d2 <= lim)) far = 1; /* NaN too */
-  }
+  for (long long i = 0; i < n; ++i)
+    if (pt_list_far_one(&l->o, x + 3 * i, l->xb + 3 * i, l->half_skin2)) far = 1;
   return far;
 }
 
 void pt_nlist_cells(pt_nlist *l, long long b, long long e, const double *x) {
 #pragma omp parallel for schedule(static)
-  for (long long j = b; j < e; ++j) {
-    int kc[9];
-    pt_order_cells(&l->o, x + 3 * j, kc);
-    int *old = l->kc + 9 * j;
-    l->moved[j] = memcmp(kc, old, sizeof kc) != 0;
-    if (l->moved[j]) memcpy(old, kc, sizeof kc);
-  }
+  for (long long j = b; j < e; ++j)
+    l->moved[j] = (unsigned char)pt_order_cells_update(&l->o, x + 3 * j, l->kc + 9 * j);
 }
 
 void pt_nlist_forces(pt_nlist *l, long long b, long long e, const double *x, const int64_t *id, double rc2,

@@ -52,6 +52,9 @@ typedef struct pt_params {
   const char *neighbor;       /* --neighbor cells|list: the 27 cells every step, or a Verlet list */
   int list;                   /* 1 with --neighbor list (cpu variant only, for now) */
   double skin;                /* --skin: the list's skin (list cutoff rc + skin) */
+  const char *images;         /* --images device|host: a GPU rank alone in the periodic box
+                                 makes its own periodic images and wraps its migrants on the
+                                 device, or stages them through the host as between ranks */
   /* Derived by pt_derive() (or from the --input header). */
   long long n;        /* particle count */
   double box[3];      /* box edges */
@@ -221,6 +224,8 @@ typedef struct pt_traffic {
   long long ghosts_discarded; /* received copies the filter dropped */
   long long migrated;         /* particles that left this rank */
   long long wall_hits;        /* reflections off the walls of an irregular domain */
+  long long device_images;    /* frontier copies a GPU rank alone in the periodic box made on
+                                 the device (kept by the filter), not staged through the host */
   long long steps;            /* steps these counters cover */
   /* The cpu variant's force work (0 for the GPU variants): */
   long long pair_checks;    /* pair distances computed (cells: the 27 cells' candidates; list:

@@ -45,6 +45,10 @@ void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_
   kit_json_int(j, "reps", p->run.reps);
   kit_json_string(j, "neighbor", p->list ? "list" : "cells");
   kit_json_number(j, "skin", p->list ? p->skin : NAN); /* null with --neighbor cells */
+  /* --images: what naive and two-stream were asked (the device where a rank is alone in the
+   * periodic box: the result device_images_per_step says whether it was); null otherwise. */
+  const int takes_images = strcmp(v->name, "naive") == 0 || strcmp(v->name, "two-stream") == 0;
+  kit_json_string(j, "images", takes_images ? p->images : NULL);
   kit_json_string(j, "sort",
                   p->list ? "by cell and id at each list build; lists by (rc-cell, id) every step"
                           : "by cell and id, every step");
@@ -104,11 +108,11 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
   const pt_traffic *tr = v->traffic(st);
   const double per = tr->steps > 0 ? (double)tr->steps : 1.0;
   kit_report_messages(rep, tr->messages, tr->bytes, per);
-  long long loc[9] = {tr->ghosts_sent,      tr->ghosts_all_nbrs, tr->migrated,
-                      tr->ghosts_discarded, tr->wall_hits,       tr->pair_checks,
-                      tr->list_builds,      tr->list_entries,    tr->list_particles},
-            tot[9];
-  KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 9, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  long long loc[10] = {tr->ghosts_sent,    tr->ghosts_all_nbrs, tr->migrated,    tr->ghosts_discarded,
+                       tr->wall_hits,      tr->pair_checks,     tr->list_builds, tr->list_entries,
+                       tr->list_particles, tr->device_images},
+            tot[10];
+  KIT_MPI_CHECK(MPI_Allreduce(loc, tot, 10, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
   int ct[4], nbmax[2];
   KIT_MPI_CHECK(MPI_Allreduce(r->cl, ct, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   KIT_MPI_CHECK(MPI_Allreduce(r->nb, nbmax, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
@@ -122,6 +126,9 @@ void pt_finish(void *ctx, const kit_variant *kv, void *st, const kit_timing *t, 
   kit_report_result(rep, "sent_all_nbrs_per_step", tot[1] / per, "particles");
   kit_report_result(rep, "migrated_per_step", tot[2] / per, "particles");
   kit_report_result(rep, "discarded_per_step", tot[3] / per, "particles");
+  /* The GPU variants: of the copies kept, those a rank alone in the periodic box made on the
+   * device (--images device), not through the host. */
+  if (v->base.needs_gpu) kit_report_result(rep, "device_images_per_step", tot[9] / per, "particles");
   /* The cpu variant's force work: pair distances per step (cells: the 27 cells' candidates;
    * list: the lists' entries plus the builds' cell walks), and the lists. */
   if (!v->base.needs_gpu) kit_report_result(rep, "pair_checks_per_step", tot[5] / per, "pairs");

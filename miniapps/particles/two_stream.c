@@ -30,14 +30,7 @@ static void forces(pt_rank_variant *v) {
   KIT_RANGE_PUSH("internal_launch");
   pt_tile_forces_bulk(t, 0, d->first[1]);
   KIT_RANGE_POP();
-  KIT_RANGE_PUSH("d2h");
-  pt_tile_fetch_frontier(t);
-  KIT_RANGE_POP();
-  pt_rank_frontier_start(r);
-  pt_rank_frontier_finish(r);
-  KIT_RANGE_PUSH("h2d");
-  pt_tile_put_ghosts(t, &r->g);
-  KIT_RANGE_POP();
+  pt_rank_ghosts(r);
   const int g = kit_gpu_range_begin("gpu_frontier", t->boundary);
   pt_tile_forces(t, d->first[1], d->first[2], t->boundary);
   kit_gpu_range_end(g, t->boundary);

@@ -10,8 +10,10 @@
 
 #include "binning.h"
 #include "fake_gpu.h"
+#include "images.h"
 #include "kernels.h"
 #include "lj.h"
+#include "neighbor.h"
 #include "walls.h"
 
 #define ARG(type)                 \
@@ -33,6 +35,7 @@ typedef struct {
   pt_walls w;
   pt_binner b;
   int fe;
+  const int *wrap;
   int *cell;
   double *leave;
   unsigned long long *st;
@@ -64,11 +67,18 @@ static void kdb_run(void *p) {
       }
     }
     const int c = pt_bin(&a->b, xi);
+    /* An external cell whose connection is this rank itself: wrapped in place (images.h). */
+    const int *wr = a->wrap && c >= a->fe ? a->wrap + 4 * (size_t)(c - a->fe) : NULL;
+    if (wr) NEED(a->wrap, 4 * (size_t)(c - a->fe) + 4, "kick_drift wrap");
+    const int w = wr && wr[0] ? pt_wrap_migrant(&a->b, wr + 1, a->fe, xi) : -1;
     if (c < 0) {
       a->st[PT_ST_LOST]++;
       if ((unsigned long long)a->id[i] < a->st[PT_ST_LOST_ID])
         a->st[PT_ST_LOST_ID] = (unsigned long long)a->id[i];
       a->cell[i] = -1;
+    } else if (w >= 0) {
+      a->st[PT_ST_WRAPPED]++;
+      a->cell[i] = w;
     } else if (c >= a->fe) {
       double *r = a->leave + 8 * (size_t)a->st[PT_ST_LEAVERS]++;
       r[0] = (double)a->id[i];
@@ -81,13 +91,16 @@ static void kdb_run(void *p) {
   }
 }
 void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, const double *f, double half_dt,
-                              double dt, pt_walls w, pt_binner b, int first_external, int *cell,
-                              double *leave, unsigned long long *status, cudaStream_t stream) {
+                              double dt, pt_walls w, pt_binner b, int first_external, const int *wrap,
+                              int *cell, double *leave, unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
   ARG(kdb_arg);
-  *a = (kdb_arg){n, id, x, v, f, half_dt, dt, w, b, first_external, cell, leave, status};
-  const void *t[] = {id, x, v, f, cell, leave, status, b.cells, w.mask};
-  fk_enqueue(stream, "kick_drift_bin", kdb_run, a, t, w.mask ? 9 : 8);
+  *a = (kdb_arg){n, id, x, v, f, half_dt, dt, w, b, first_external, wrap, cell, leave, status};
+  const void *t[10] = {id, x, v, f, cell, leave, status, b.cells};
+  int nt = 8;
+  if (wrap) t[nt++] = wrap;
+  if (w.mask) t[nt++] = w.mask;
+  fk_enqueue(stream, "kick_drift_bin", kdb_run, a, t, nt);
 }
 
 /* ---- the counting sort --------------------------------------------------------------- */
@@ -243,6 +256,384 @@ void launch_pt_gather(int n, const int *perm, const int64_t *id, const double *x
   *a = (ga_arg){n, perm, id, x, v, cell, id2, x2, v2, cell2};
   const void *t[] = {perm, id, x, v, cell, id2, x2, v2, cell2};
   fk_enqueue(stream, "gather", ga_run, a, t, 9);
+}
+
+/* ---- one rank's own images (images.h) --------------------------------------------------- */
+typedef struct {
+  int npairs;
+  const int *pair, *cstart;
+  int *len;
+} il_arg;
+static void il_run(void *p) {
+  il_arg *a = p;
+  NEED(a->pair, 4 * (size_t)a->npairs, "image_lengths pair");
+  NEED(a->len, a->npairs + 1, "image_lengths len");
+  const size_t ncs = fk_extent(a->cstart, "image_lengths cstart") / sizeof(int);
+  for (int q = 0; q < a->npairs; ++q) {
+    const int c = a->pair[4 * q];
+    if (c < 0 || (size_t)c + 1 >= ncs) fk_fail("image_lengths: cell %d beyond the rows", c);
+    a->len[q] = a->cstart[c + 1] - a->cstart[c];
+  }
+  a->len[a->npairs] = 0;
+}
+void launch_pt_image_lengths(int npairs, const int *pair, const int *cstart, int *len, cudaStream_t stream) {
+  ARG(il_arg);
+  *a = (il_arg){npairs, pair, cstart, len};
+  const void *t[] = {pair, cstart, len};
+  fk_enqueue(stream, "image_lengths", il_run, a, t, npairs > 0 ? 3 : 0);
+}
+
+typedef struct {
+  int npairs;
+  const int *pair, *off, *cstart;
+  const int64_t *id;
+  const double *x;
+  pt_binner b;
+  int fe;
+  int64_t *cid;
+  double *cx;
+  int *csrc, *ce;
+} ic_arg;
+static void ic_run(void *p) {
+  ic_arg *a = p;
+  NEED(a->pair, 4 * (size_t)a->npairs, "image_candidates pair");
+  NEED(a->off, a->npairs, "image_candidates off");
+  NEED(a->b.cells, a->b.ncells, "image_candidates cells");
+  const size_t nc = fk_extent(a->ce, "image_candidates cand_e") / sizeof(int);
+  const size_t nx = fk_extent(a->x, "image_candidates x") / (3 * sizeof(double));
+  for (int q = a->npairs - 1; q >= 0; --q) { /* any order: each pair writes its own slots */
+    const int c = a->pair[4 * q];
+    NEED(a->cstart, c + 2, "image_candidates cstart");
+    int k = a->off[q];
+    for (int i = a->cstart[c]; i < a->cstart[c + 1]; ++i, ++k) {
+      if (k < 0 || (size_t)k >= nc) fk_fail("image_candidates: candidate %d beyond the arrays", k);
+      if (i < 0 || (size_t)i >= nx) fk_fail("image_candidates: particle %d beyond the positions", i);
+      NEED(a->cid, k + 1, "image_candidates cand_id");
+      NEED(a->cx, 3 * (size_t)k + 3, "image_candidates cand_x");
+      NEED(a->csrc, k + 1, "image_candidates cand_src");
+      a->cid[k] = a->id[i];
+      a->csrc[k] = i;
+      a->ce[k] = pt_image_of(&a->b, a->pair + 4 * q + 1, a->fe, a->x + 3 * (size_t)i, a->cx + 3 * (size_t)k);
+    }
+  }
+}
+void launch_pt_image_candidates(int npairs, const int *pair, const int *off, const int *cstart,
+                                const int64_t *id, const double *x, pt_binner b, int first_external,
+                                int64_t *cand_id, double *cand_x, int *cand_src, int *cand_e,
+                                cudaStream_t stream) {
+  if (npairs <= 0) return;
+  ARG(ic_arg);
+  *a = (ic_arg){npairs, pair, off, cstart, id, x, b, first_external, cand_id, cand_x, cand_src, cand_e};
+  const void *t[] = {pair, off, cstart, id, x, b.cells, cand_id, cand_x, cand_src, cand_e};
+  fk_enqueue(stream, "image_candidates", ic_run, a, t, 10);
+}
+
+typedef struct {
+  int ncand, ne;
+  const int *rows, *perm;
+  const double *cx;
+  const int64_t *cid;
+  const int *csrc;
+  int base;
+  double *x;
+  int64_t *id;
+  int *src, *cse;
+} pi_arg;
+static void pi_run(void *p) {
+  pi_arg *a = p;
+  NEED(a->rows, a->ne + 1, "place_images rows");
+  NEED(a->cse, a->ne + 1, "place_images cstart");
+  const int kept = a->rows[a->ne];
+  if (kept < 0 || kept > a->ncand) fk_fail("place_images: %d kept of %d candidates", kept, a->ncand);
+  NEED(a->perm, kept, "place_images perm");
+  NEED(a->x, 3 * ((size_t)a->base + kept), "place_images x");
+  NEED(a->id, (size_t)a->base + kept, "place_images id");
+  NEED(a->src, kept, "place_images src");
+  const size_t nc = fk_extent(a->cx, "place_images cand_x") / (3 * sizeof(double));
+  for (int s = 0; s < kept; ++s) {
+    const int k = a->perm[s];
+    if (k < 0 || (size_t)k >= nc) fk_fail("place_images: candidate %d beyond the arrays", k);
+    memcpy(a->x + 3 * ((size_t)a->base + s), a->cx + 3 * (size_t)k, 3 * sizeof(double));
+    a->id[a->base + s] = a->cid[k];
+    a->src[s] = a->csrc[k];
+  }
+  for (int e = 1; e <= a->ne; ++e) a->cse[e] = a->base + a->rows[e];
+}
+void launch_pt_place_images(int ncand, int ne, const int *rows, const int *perm, const double *cand_x,
+                            const int64_t *cand_id, const int *cand_src, int base, double *x, int64_t *id,
+                            int *src, int *cstart_ext, cudaStream_t stream) {
+  ARG(pi_arg);
+  *a = (pi_arg){ncand, ne, rows, perm, cand_x, cand_id, cand_src, base, x, id, src, cstart_ext};
+  const void *t[] = {rows, perm, cand_x, cand_id, cand_src, x, id, src, cstart_ext};
+  fk_enqueue(stream, "place_images", pi_run, a, t, 9);
+}
+
+/* ---- --neighbor list (neighbor.h) -------------------------------------------------------- */
+typedef struct {
+  int n;
+  const int64_t *id;
+  const double *x;
+  pt_binner b;
+  int fe;
+  int *cell;
+  unsigned long long *st;
+} bin_arg;
+static void bin_run(void *p) {
+  bin_arg *a = p;
+  NEED(a->id, a->n, "bin id");
+  NEED(a->x, 3 * (size_t)a->n, "bin x");
+  NEED(a->cell, a->n, "bin cell");
+  NEED(a->st, PT_ST_N, "bin status");
+  for (int i = a->n - 1; i >= 0; --i) {
+    const int c = pt_bin(&a->b, a->x + 3 * (size_t)i);
+    if (c < 0 || c >= a->fe) {
+      a->st[PT_ST_LOST]++;
+      if ((unsigned long long)a->id[i] < a->st[PT_ST_LOST_ID])
+        a->st[PT_ST_LOST_ID] = (unsigned long long)a->id[i];
+      a->cell[i] = -1;
+    } else {
+      a->cell[i] = c;
+    }
+  }
+}
+void launch_pt_bin(int n, const int64_t *id, const double *x, pt_binner b, int first_external, int *cell,
+                   unsigned long long *status, cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(bin_arg);
+  *a = (bin_arg){n, id, x, b, first_external, cell, status};
+  const void *t[] = {id, x, b.cells, cell, status};
+  fk_enqueue(stream, "bin", bin_run, a, t, 5);
+}
+
+typedef struct {
+  int n;
+  double *x, *v;
+  const double *f;
+  double half, dt;
+  pt_order o;
+  const double *xb;
+  double lim;
+  unsigned long long *st;
+} kdw_arg;
+static void kdw_run(void *p) {
+  kdw_arg *a = p;
+  NEED(a->x, 3 * (size_t)a->n, "kick_drift_wrap x");
+  NEED(a->v, 3 * (size_t)a->n, "kick_drift_wrap v");
+  NEED(a->f, 3 * (size_t)a->n, "kick_drift_wrap f");
+  NEED(a->xb, 3 * (size_t)a->n, "kick_drift_wrap xb");
+  NEED(a->st, PT_ST_N, "kick_drift_wrap status");
+  for (int i = a->n - 1; i >= 0; --i) {
+    double *xi = a->x + 3 * (size_t)i, *vi = a->v + 3 * (size_t)i;
+    vv_kick(vi, a->f + 3 * (size_t)i, a->half);
+    vv_drift(xi, vi, a->dt);
+    pt_list_wrap(&a->o, xi);
+    a->st[PT_ST_FAR] += (unsigned long long)pt_list_far_one(&a->o, xi, a->xb + 3 * (size_t)i, a->lim);
+  }
+}
+void launch_pt_kick_drift_wrap(int n, double *x, double *v, const double *f, double half_dt, double dt,
+                               pt_order o, const double *xb, double half_skin2, unsigned long long *status,
+                               cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(kdw_arg);
+  *a = (kdw_arg){n, x, v, f, half_dt, dt, o, xb, half_skin2, status};
+  const void *t[] = {x, v, f, xb, status};
+  fk_enqueue(stream, "kick_drift_wrap", kdw_run, a, t, 5);
+}
+
+typedef struct {
+  int n;
+  const double *x;
+  pt_order o;
+  int *kx;
+} os_arg;
+static void os_run(void *p) {
+  os_arg *a = p;
+  NEED(a->x, 3 * (size_t)a->n, "order_slots x");
+  NEED(a->kx, 3 * (size_t)a->n, "order_slots kx");
+  for (int j = 0; j < a->n; ++j)
+    for (int q = 0; q < 3; ++q)
+      a->kx[3 * j + q] = cell_coord(a->x[3 * j + q], a->o.inv_side[q], a->o.box[q], a->o.nc[q]);
+}
+void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cudaStream_t stream) {
+  if (nslots <= 0) return;
+  ARG(os_arg);
+  *a = (os_arg){nslots, x, o, kx};
+  const void *t[] = {x, kx};
+  fk_enqueue(stream, "order_slots", os_run, a, t, 2);
+}
+
+/* One list build (count: list NULL) of particle i, with the bounds a kernel would need: its
+ * cell's 27 neighbours' rows within the positions, ids and order cells. */
+static int fake_build_one(int i, const int *cell, const double *x, const int *kx, const int64_t *id,
+                          const int *nbr, const int *cstart, double rl2, int *list, int *code, int cap,
+                          int *tl, int *tc) {
+  const size_t nx = fk_extent(x, "list x") / (3 * sizeof(double)),
+               nk = fk_extent(kx, "list kx") / (3 * sizeof(int)),
+               nid = fk_extent(id, "list id") / sizeof(int64_t),
+               nn = fk_extent(nbr, "list nbr") / sizeof(int),
+               ncs = fk_extent(cstart, "list cstart") / sizeof(int);
+  const int c = cell[i];
+  if (c < 0 || 27 * (size_t)c + 27 > nn)
+    fk_fail("list: particle %d in cell %d, beyond the neighbour table", i, c);
+  for (int m = 0; m < 27; ++m) {
+    const int nb = nbr[27 * c + m];
+    if (nb < 0 || (size_t)nb + 1 >= ncs) fk_fail("list: neighbour cell %d beyond the rows", nb);
+    const size_t e = (size_t)cstart[nb + 1];
+    if (cstart[nb + 1] < cstart[nb] || e > nx || e > nk || e > nid)
+      fk_fail("list: rows of cell %d [%d, %d) beyond the slots", nb, cstart[nb], cstart[nb + 1]);
+  }
+  int bucket[PT_ORDER_CODES + 1];
+  long long checked = 0;
+  return pt_list_build_one(i, c, x, kx, id, nbr, cstart, rl2, list, code, cap, tl, tc, bucket, &checked);
+}
+
+typedef struct {
+  int n;
+  const int *cell;
+  const double *x;
+  const int *kx;
+  const int64_t *id;
+  const int *nbr, *cstart;
+  double rl2;
+  int *count;
+  const int *start;
+  int *list, *code, *tl, *tc;
+  const int *src;
+} lb_arg;
+static void lcount_run(void *p) {
+  lb_arg *a = p;
+  NEED(a->cell, a->n, "list_count cell");
+  NEED(a->count, a->n, "list_count count");
+  for (int i = a->n - 1; i >= 0; --i)
+    a->count[i] =
+        fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, NULL, NULL, 0, NULL, NULL);
+}
+void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
+                          const int *nbr, const int *cstart, double rl2, int *count, cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(lb_arg);
+  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, NULL, NULL, NULL, NULL, NULL, NULL};
+  const void *t[] = {cell, x, kx, id, nbr, cstart, count};
+  fk_enqueue(stream, "list_count", lcount_run, a, t, 7);
+}
+static void lfill_run(void *p) {
+  lb_arg *a = p;
+  NEED(a->cell, a->n, "list_fill cell");
+  NEED(a->start, a->n + 1, "list_fill start");
+  const int total = a->start[a->n];
+  NEED(a->list, total, "list_fill list");
+  NEED(a->code, total, "list_fill code");
+  NEED(a->tl, total, "list_fill tl");
+  NEED(a->tc, total, "list_fill tc");
+  const size_t nsrc = fk_extent(a->src, "list_fill src") / sizeof(int);
+  for (int i = a->n - 1; i >= 0; --i) {
+    const int b = a->start[i], m = a->start[i + 1] - b;
+    const int got = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, a->list + b,
+                                   a->code + b, m, a->tl + b, a->tc + b);
+    if (got != m) fk_fail("list_fill: particle %d has %d entries, counted %d", i, got, m);
+    for (int k = b; k < b + m; ++k)
+      if (a->list[k] >= a->n) {
+        if ((size_t)(a->list[k] - a->n) >= nsrc) fk_fail("list_fill: copy slot %d beyond src", a->list[k]);
+        a->list[k] = a->src[a->list[k] - a->n];
+      }
+  }
+}
+void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
+                         const int *nbr, const int *cstart, double rl2, const int *start, int *list,
+                         int *code, int *tl, int *tc, const int *src, cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(lb_arg);
+  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, NULL, start, list, code, tl, tc, src};
+  const void *t[] = {cell, x, kx, id, nbr, cstart, start, list, code, tl, tc, src};
+  fk_enqueue(stream, "list_fill", lfill_run, a, t, 12);
+}
+
+typedef struct {
+  int n;
+  const double *x;
+  pt_order o;
+  int *kc;
+  unsigned char *moved;
+  double *xb;
+} lp_arg;
+static void lpos_run(void *p) {
+  lp_arg *a = p;
+  NEED(a->x, 3 * (size_t)a->n, "list_positions x");
+  NEED(a->kc, 9 * (size_t)a->n, "list_positions kc");
+  NEED(a->moved, a->n, "list_positions moved");
+  NEED(a->xb, 3 * (size_t)a->n, "list_positions xb");
+  for (int i = 0; i < a->n; ++i) {
+    pt_order_cells(&a->o, a->x + 3 * (size_t)i, a->kc + 9 * (size_t)i);
+    a->moved[i] = 0;
+    memcpy(a->xb + 3 * (size_t)i, a->x + 3 * (size_t)i, 3 * sizeof(double));
+  }
+}
+void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved, double *xb,
+                              cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(lp_arg);
+  *a = (lp_arg){n, x, o, kc, moved, xb};
+  const void *t[] = {x, kc, moved, xb};
+  fk_enqueue(stream, "list_positions", lpos_run, a, t, 4);
+}
+static void lcells_run(void *p) {
+  lp_arg *a = p;
+  NEED(a->x, 3 * (size_t)a->n, "list_cells x");
+  NEED(a->kc, 9 * (size_t)a->n, "list_cells kc");
+  NEED(a->moved, a->n, "list_cells moved");
+  for (int i = 0; i < a->n; ++i)
+    a->moved[i] = (unsigned char)pt_order_cells_update(&a->o, a->x + 3 * (size_t)i, a->kc + 9 * (size_t)i);
+}
+void launch_pt_list_cells(int n, const double *x, pt_order o, int *kc, unsigned char *moved,
+                          cudaStream_t stream) {
+  if (n <= 0) return;
+  ARG(lp_arg);
+  *a = (lp_arg){n, x, o, kc, moved, NULL};
+  const void *t[] = {x, kc, moved};
+  fk_enqueue(stream, "list_cells", lcells_run, a, t, 3);
+}
+
+typedef struct {
+  int i0, i1;
+  const double *x;
+  pt_order o;
+  const int *kc;
+  const unsigned char *moved;
+  const int64_t *id;
+  const int *start;
+  int *list, *code;
+  double rc2, es;
+  double *f, *pe, *vir;
+} lf_arg;
+static void lforces_run(void *p) {
+  lf_arg *a = p;
+  NEED(a->start, a->i1 + 1, "list_forces start");
+  NEED(a->f, 3 * (size_t)a->i1, "list_forces f");
+  NEED(a->pe, a->i1, "list_forces pe");
+  NEED(a->vir, a->i1, "list_forces vir");
+  const size_t nx = fk_extent(a->x, "list_forces x") / (3 * sizeof(double));
+  const size_t nkc = fk_extent(a->kc, "list_forces kc") / (9 * sizeof(int));
+  NEED(a->list, a->start[a->i1], "list_forces list");
+  NEED(a->code, a->start[a->i1], "list_forces code");
+  for (int i = a->i1 - 1; i >= a->i0; --i) { /* any order: each particle writes its own */
+    const int s0 = a->start[i], s1 = a->start[i + 1];
+    for (int k = s0; k < s1; ++k)
+      if (a->list[k] < 0 || (size_t)a->list[k] >= nx || (size_t)a->list[k] >= nkc || a->list[k] >= a->i1)
+        fk_fail("list_forces: entry %d of particle %d names slot %d", k, i, a->list[k]);
+    pt_list_reorder(&a->o, i, a->x, a->kc, a->moved, a->id, a->list, a->code, s0, s1);
+    lj_force_list(i, a->x, a->list, s0, s1, &a->o, a->rc2, a->es, a->f + 3 * (size_t)i, a->pe + i,
+                  a->vir + i);
+  }
+}
+void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const int *kc,
+                           const unsigned char *moved, const int64_t *id, const int *start, int *list,
+                           int *code, double rc2, double eshift, double *f, double *pe, double *vir,
+                           cudaStream_t stream) {
+  if (i1 <= i0) return;
+  ARG(lf_arg);
+  *a = (lf_arg){i0, i1, x, o, kc, moved, id, start, list, code, rc2, eshift, f, pe, vir};
+  const void *t[] = {x, kc, moved, id, start, list, code, f, pe, vir};
+  fk_enqueue(stream, "list_forces", lforces_run, a, t, 10);
 }
 
 /* ---- forces, kick, thermo ------------------------------------------------------------ */
