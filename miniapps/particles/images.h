@@ -38,7 +38,8 @@ static inline KIT_HD double pt_migrant_coord(double x, int sh, double box) {
  * `sh`, is the migrant the host path would send and take back: its position wrapped
  * (pt_migrant_coord) and binned again; the owned cell it lands in, or -1 (then it takes the
  * host path, whose membership test decides); */
-static inline KIT_HD int pt_wrap_migrant(const pt_binner *b, const int sh[3], int first_external, double x[3]) {
+static inline KIT_HD int pt_wrap_migrant(const pt_binner *b, const int sh[3], int first_external,
+                                         double x[3]) {
   double y[3];
   for (int a = 0; a < 3; ++a) y[a] = pt_migrant_coord(x[a], sh[a], b->box[a]);
   const int c = pt_bin(b, y);
@@ -50,8 +51,8 @@ static inline KIT_HD int pt_wrap_migrant(const pt_binner *b, const int sh[3], in
 /* the copy of a frontier particle at x seen over shift `sh`: its position y
  * (pt_image_coord) and the external cell it falls in, counted from first_external, or -1
  * when the receive filter of Sec. 3.2.1 drops it (no external cell of this rank). */
-static inline KIT_HD int pt_image_of(const pt_binner *b, const int sh[3], int first_external, const double x[3],
-                                     double y[3]) {
+static inline KIT_HD int pt_image_of(const pt_binner *b, const int sh[3], int first_external,
+                                     const double x[3], double y[3]) {
   for (int a = 0; a < 3; ++a) y[a] = pt_image_coord(x[a], sh[a], b->box[a]);
   const int c = pt_bin(b, y);
   return c >= first_external ? c - first_external : -1;
