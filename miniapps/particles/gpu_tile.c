@@ -190,7 +190,7 @@ void pt_tile_free(pt_gpu_tile *t) {
     kit_host_free(t->h_kept, 1);
   }
   if (t->list) {
-    void *lst[] = {t->kx, t->kc, t->moved, t->xb, t->lcount, t->lstart, t->lnbr, t->lcode, t->ltl, t->ltc};
+    void *lst[] = {t->kx, t->kc, t->moved, t->xb, t->lcount, t->lstat, t->lnbr, t->lcode, t->ltl, t->ltc};
     for (size_t i = 0; i < sizeof lst / sizeof *lst; ++i) KIT_CUDA_CHECK(cudaFree(lst[i]));
   }
   kit_host_free(t->h_status, 1);
@@ -501,17 +501,6 @@ void pt_tile_list_init(pt_gpu_tile *t) {
   t->list = 1;
 }
 
-/* The scan's temporary storage for n entries at least. */
-static void scan_room(pt_gpu_tile *t, int n) {
-  const size_t bytes = pt_scan_temp_bytes(n);
-  if (bytes <= t->scan_bytes) return;
-  KIT_CUDA_CHECK(cudaStreamSynchronize(t->bulk));
-  KIT_CUDA_CHECK(cudaStreamSynchronize(t->boundary));
-  KIT_CUDA_CHECK(cudaFree(t->scan_tmp));
-  t->scan_tmp = dev_alloc(bytes);
-  t->scan_bytes = bytes;
-}
-
 /* A device array of `need` elements of `size` bytes in place of *p (contents not kept); the
  * streams must be idle. */
 static void regrow(void **p, long long need, size_t size) {
@@ -545,36 +534,40 @@ void pt_tile_list_build(pt_gpu_tile *t) {
     regrow((void **)&t->kx, c, 3 * sizeof(int));
     t->kcap = c;
   }
-  if (n + 1 > t->lcap) {
+  if (n > t->lcap || !t->lstat) {
     const long long c = n + n / 4 + 1024;
+    if (c > INT_MAX)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: %lld particles for the lists", c);
     void **a[] = {(void **)&t->kc, (void **)&t->moved, (void **)&t->xb, (void **)&t->lcount,
-                  (void **)&t->lstart};
-    const size_t size[] = {9 * sizeof(int), 1, 3 * sizeof(double), sizeof(int), sizeof(int)};
-    for (int k = 0; k < 5; ++k) regrow(a[k], c + 1, size[k]);
+                  (void **)&t->lstat};
+    const size_t size[] = {9 * sizeof(int), 1, 3 * sizeof(double), sizeof(int), sizeof(unsigned long long)};
+    const long long count[] = {c, c, c, c, 2};
+    for (int k = 0; k < 5; ++k) regrow(a[k], count[k], size[k]);
     t->lcap = c;
-    scan_room(t, (int)(c + 1));
+    t->ecap = 0; /* the stride changed: the lists are laid out again */
   }
   const int r = kit_gpu_range_begin("gpu_list_build", s);
   launch_pt_order_slots((int)slots, t->x, t->order, t->kx, s);
-  launch_pt_list_count((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->lcount + n, 0, sizeof(int), s));
-  launch_pt_scan(t->lcount, t->lstart, (int)n + 1, t->scan_tmp, t->scan_bytes, s);
-  int total = 0;
-  KIT_CUDA_CHECK(cudaMemcpyAsync(&total, t->lstart + n, sizeof(int), cudaMemcpyDeviceToHost, s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(t->lstat, 0, 2 * sizeof(unsigned long long), s));
+  launch_pt_list_count((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, t->lstat,
+                       s);
+  unsigned long long stat[2] = {0, 0};
+  KIT_CUDA_CHECK(cudaMemcpyAsync(stat, t->lstat, sizeof stat, cudaMemcpyDeviceToHost, s));
   KIT_CUDA_CHECK(cudaStreamSynchronize(s));
-  if (total < 0)
-    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: the neighbour lists overflow the int offsets");
-  if (total > t->ecap) {
-    const long long c = (long long)total + total / 4 + 1024;
+  /* Transposed (neighbor.h's layout): room for the longest list in every column. */
+  const long long need = (long long)stat[1] * t->lcap;
+  if (need > t->ecap) {
+    const long long c = need + need / 8 + t->lcap;
     void **a[] = {(void **)&t->lnbr, (void **)&t->lcode, (void **)&t->ltl, (void **)&t->ltc};
     for (int k = 0; k < 4; ++k) regrow(a[k], c, sizeof(int));
     t->ecap = c;
   }
-  launch_pt_list_fill((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lstart, t->lnbr,
-                      t->lcode, t->ltl, t->ltc, t->gsrc, s);
+  t->lstride = (int)t->lcap;
+  launch_pt_list_fill((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, t->lstride,
+                      t->lnbr, t->lcode, t->ltl, t->ltc, t->gsrc, s);
   launch_pt_list_positions((int)n, t->x, t->order, t->kc, t->moved, t->xb, s);
   kit_gpu_range_end(r, s);
-  t->entries = total;
+  t->entries = (long long)stat[0];
 }
 
 void pt_tile_list_kick_drift(pt_gpu_tile *t) {
@@ -601,8 +594,8 @@ void pt_tile_list_cells(pt_gpu_tile *t) {
 
 void pt_tile_list_forces(pt_gpu_tile *t) {
   const int r = kit_gpu_range_begin("gpu_list_forces", t->boundary);
-  launch_pt_list_forces(0, (int)t->n, t->x, t->order, t->kc, t->moved, t->id, t->lstart, t->lnbr, t->lcode,
-                        t->p->rc2, t->p->eshift, t->f, t->pe, t->vir, t->boundary);
+  launch_pt_list_forces(0, (int)t->n, t->x, t->order, t->kc, t->moved, t->id, t->lcount, t->lstride, t->lnbr,
+                        t->lcode, t->p->rc2, t->p->eshift, t->f, t->pe, t->vir, t->boundary);
   kit_gpu_range_end(r, t->boundary);
 }
 

@@ -96,16 +96,19 @@ typedef struct pt_gpu_tile {
   int list;
   pt_order order;
   double rl2, half_skin2;
-  long long kcap;          /* slots kx holds */
-  int *kx;                 /* 3 per slot: order cells at a build (copies included) */
-  long long lcap;          /* particles the arrays below hold */
-  int *kc;                 /* 9 per particle: pt_order_cells */
-  unsigned char *moved;    /* per particle: its order cells changed this step */
-  double *xb;              /* 3 per particle: the position at the last build */
-  int *lcount, *lstart;    /* per particle: list length, and start (n + 1) */
-  long long ecap, entries; /* list entries the arrays hold, and the last build's */
-  int *lnbr, *lcode;       /* the lists (particles, not copies) and their codes */
-  int *ltl, *ltc;          /* a build's scratch */
+  long long kcap;            /* slots kx holds */
+  int *kx;                   /* 3 per slot: order cells at a build (copies included) */
+  long long lcap;            /* particles the arrays below hold */
+  int *kc;                   /* 9 per particle: pt_order_cells */
+  unsigned char *moved;      /* per particle: its order cells changed this step */
+  double *xb;                /* 3 per particle: the position at the last build */
+  int *lcount;               /* per particle: its list's length */
+  unsigned long long *lstat; /* a build's total entries and longest list */
+  long long ecap, entries;   /* entries the arrays hold, and the last build's */
+  int lstride;               /* the lists transposed (neighbor.h): entry k of particle i at
+                                k lstride + i, lstride = lcap */
+  int *lnbr, *lcode;         /* the lists (particles, not copies) and their codes */
+  int *ltl, *ltc;            /* a build's scratch, in the same layout */
   /* Thermo rows (PT_TH_N doubles, step 0 first) since the last pt_tile_clear. */
   double *th;
   int th_rows, th_cap;

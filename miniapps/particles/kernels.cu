@@ -307,47 +307,53 @@ extern "C" void launch_pt_order_slots(int nslots, const double *x, pt_order o, i
 __global__ void pt_list_count_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
                                      const int *__restrict__ kx, const int64_t *__restrict__ id,
                                      const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
-                                     int *__restrict__ count) {
+                                     int *__restrict__ count, unsigned long long *stat) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int bucket[PT_ORDER_CODES + 1];
   long long checked = 0;
   /* No room (cap 0): only the count. */
-  count[i] =
-      pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, NULL, NULL, 0, NULL, NULL, bucket, &checked);
+  const int m = pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, NULL, NULL, 1, 0, NULL, NULL,
+                                  bucket, &checked);
+  count[i] = m;
+  atomicAdd(&stat[0], (unsigned long long)m);
+  atomicMax(&stat[1], (unsigned long long)m);
 }
 
 extern "C" void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx,
                                      const int64_t *id, const int *nbr, const int *cstart, double rl2,
-                                     int *count, cudaStream_t stream) {
+                                     int *count, unsigned long long *stat, cudaStream_t stream) {
   if (n <= 0) return;
-  pt_list_count_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count);
+  pt_list_count_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count,
+                                                               stat);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
 __global__ void pt_list_fill_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
                                     const int *__restrict__ kx, const int64_t *__restrict__ id,
                                     const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
-                                    const int *__restrict__ start, int *__restrict__ list,
+                                    const int *__restrict__ count, int st, int *__restrict__ list,
                                     int *__restrict__ code, int *__restrict__ tl, int *__restrict__ tc,
                                     const int *__restrict__ src) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int bucket[PT_ORDER_CODES + 1];
   long long checked = 0;
-  const int b = start[i], m = start[i + 1] - b;
-  pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, list + b, code + b, m, tl + b, tc + b, bucket,
-                    &checked);
-  for (int k = b; k < b + m; ++k)
-    if (list[k] >= n) list[k] = src[list[k] - n];
+  const int m = count[i];
+  pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, list + i, code + i, st, m, tl + i, tc + i,
+                    bucket, &checked);
+  for (int k = 0; k < m; ++k) {
+    int *e = &PT_AT(list + i, k, st);
+    if (*e >= n) *e = src[*e - n];
+  }
 }
 
 extern "C" void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                                    const int *nbr, const int *cstart, double rl2, const int *start,
+                                    const int *nbr, const int *cstart, double rl2, const int *count, int st,
                                     int *list, int *code, int *tl, int *tc, const int *src,
                                     cudaStream_t stream) {
   if (n <= 0) return;
-  pt_list_fill_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, start,
+  pt_list_fill_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count, st,
                                                               list, code, tl, tc, src);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
@@ -385,23 +391,24 @@ extern "C" void launch_pt_list_cells(int n, const double *x, pt_order o, int *kc
 
 __global__ void pt_list_forces_kernel(int i0, int i1, const double *__restrict__ x, pt_order o,
                                       const int *__restrict__ kc, const unsigned char *__restrict__ moved,
-                                      const int64_t *__restrict__ id, const int *__restrict__ start,
+                                      const int64_t *__restrict__ id, const int *__restrict__ count, int st,
                                       int *__restrict__ list, int *__restrict__ code, double rc2,
                                       double eshift, double *__restrict__ f, double *__restrict__ pe,
                                       double *__restrict__ vir) {
   const int i = i0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= i1) return;
-  const int s0 = start[i], s1 = start[i + 1];
-  pt_list_reorder(&o, i, x, kc, moved, id, list, code, s0, s1);
-  lj_force_list(i, x, list, s0, s1, &o, rc2, eshift, f + 3 * (size_t)i, pe + i, vir + i);
+  const int m = count[i];
+  /* Transposed lists: entry k of every particle of a warp in one line (neighbor.h's PT_AT). */
+  pt_list_reorder(&o, i, x, kc, moved, id, list + i, code + i, st, 0, m);
+  lj_force_list(i, x, list + i, st, 0, m, &o, rc2, eshift, f + 3 * (size_t)i, pe + i, vir + i);
 }
 
 extern "C" void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const int *kc,
-                                      const unsigned char *moved, const int64_t *id, const int *start,
+                                      const unsigned char *moved, const int64_t *id, const int *count, int st,
                                       int *list, int *code, double rc2, double eshift, double *f, double *pe,
                                       double *vir, cudaStream_t stream) {
   if (i1 <= i0) return;
-  pt_list_forces_kernel<<<blocks_for(i1 - i0, 128), 128, 0, stream>>>(i0, i1, x, o, kc, moved, id, start,
+  pt_list_forces_kernel<<<blocks_for(i1 - i0, 128), 128, 0, stream>>>(i0, i1, x, o, kc, moved, id, count, st,
                                                                       list, code, rc2, eshift, f, pe, vir);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

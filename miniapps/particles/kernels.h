@@ -102,13 +102,16 @@ void launch_pt_kick_drift_wrap(int n, double *x, double *v, const double *f, dou
                                cudaStream_t stream);
 /* kx[3 j + a]: the order cell coordinates of slots [0, nslots) as held (a build's codes). */
 void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cudaStream_t stream);
-/* count[i] = the length of owned particle i's list (pt_list_build_one over the cell matrix). */
+/* count[i] = the length of owned particle i's list (pt_list_build_one over the cell matrix);
+ * stat[0] += every length, stat[1] = the longest (stat zeroed by the caller). */
 void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                          const int *nbr, const int *cstart, double rl2, int *count, cudaStream_t stream);
-/* The lists at list[start[i] ..] in (code, id) order (tl, tc: scratch of as many entries), then
- * every copy's slot (>= n) replaced by the particle it copies, src[slot - n]. */
+                          const int *nbr, const int *cstart, double rl2, int *count, unsigned long long *stat,
+                          cudaStream_t stream);
+/* The lists, transposed (neighbor.h's layout st: entry k of particle i at list[k st + i], st >=
+ * n), in (code, id) order (tl, tc: scratch in the same layout), then every copy's slot (>= n)
+ * replaced by the particle it copies, src[slot - n]. */
 void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                         const int *nbr, const int *cstart, double rl2, const int *start, int *list,
+                         const int *nbr, const int *cstart, double rl2, const int *count, int st, int *list,
                          int *code, int *tl, int *tc, const int *src, cudaStream_t stream);
 /* After a build: kc = pt_order_cells of particles [0, n), moved = 0, xb = x. */
 void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved, double *xb,
@@ -116,11 +119,11 @@ void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsig
 /* Between builds: kc of particles [0, n) at x, moved[i] = 1 where they changed. */
 void launch_pt_list_cells(int n, const double *x, pt_order o, int *kc, unsigned char *moved,
                           cudaStream_t stream);
-/* Forces of particles [i0, i1) over their lists, each first put back in order
+/* Forces of particles [i0, i1) over their lists (count[i] entries, layout st), each first put back in order
  * (pt_list_reorder), then summed (lj_force_list): nlist.c's pt_nlist_forces, thread per
  * particle. */
 void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const int *kc,
-                           const unsigned char *moved, const int64_t *id, const int *start, int *list,
+                           const unsigned char *moved, const int64_t *id, const int *count, int st, int *list,
                            int *code, double rc2, double eshift, double *f, double *pe, double *vir,
                            cudaStream_t stream);
 

@@ -129,60 +129,70 @@ static inline KIT_HD int pt_order_code(const pt_order *o, const double *xi, cons
   return pt_order_offset_code(ci, cj);
 }
 
-/* Insertion sort of list[b, e) by (code, id), code[] travelling with it: linear when at most a
- * few entries are out of place, as from one step to the next. */
-static inline KIT_HD void pt_list_sort(int *list, int *code, const int64_t *id, int b, int e) {
+/* The layout of a list. Entry k of a list is at list[k * st] (and its code at code[k * st]):
+ * st = 1 on the host, where each list is contiguous; on the GPU the lists are transposed, entry
+ * k of particle i at k n + i (st = n), so the threads of a warp, consecutive particles, touch
+ * one line per entry instead of 32. */
+#define PT_AT(a, k, st) ((a)[(size_t)(k) * (size_t)(st)])
+
+/* Insertion sort of entries [b, e) by (code, id), code[] travelling with it: linear when at
+ * most a few entries are out of place, as from one step to the next. */
+static inline KIT_HD void pt_list_sort(int *list, int *code, int st, const int64_t *id, int b, int e) {
   for (int k = b + 1; k < e; ++k) {
-    const int j = list[k], cj = code[k];
-    if (code[k - 1] < cj || (code[k - 1] == cj && id[list[k - 1]] < id[j])) continue;
+    const int j = PT_AT(list, k, st), cj = PT_AT(code, k, st);
+    const int cp = PT_AT(code, k - 1, st);
+    if (cp < cj || (cp == cj && id[PT_AT(list, k - 1, st)] < id[j])) continue;
     int m = k;
-    while (m > b && (code[m - 1] > cj || (code[m - 1] == cj && id[list[m - 1]] > id[j]))) {
-      list[m] = list[m - 1];
-      code[m] = code[m - 1];
+    while (m > b) {
+      const int cm = PT_AT(code, m - 1, st), jm = PT_AT(list, m - 1, st);
+      if (!(cm > cj || (cm == cj && id[jm] > id[j]))) break;
+      PT_AT(list, m, st) = jm;
+      PT_AT(code, m, st) = cm;
       --m;
     }
-    list[m] = j;
-    code[m] = cj;
+    PT_AT(list, m, st) = j;
+    PT_AT(code, m, st) = cj;
   }
 }
 
-/* Sorts list[0, n) by (code, id) from any order: by code (a counting sort, tl and tc scratch
- * of n entries, count of PT_ORDER_CODES + 1), then by id within a code. */
-static inline KIT_HD void pt_list_sort_fresh(int *list, int *code, const int64_t *id, int n, int *tl, int *tc,
-                                             int *count) {
+/* Sorts entries [0, n) by (code, id) from any order: by code (a counting sort, tl and tc
+ * scratch of n entries in the same layout, count of PT_ORDER_CODES + 1), then by id within a
+ * code. */
+static inline KIT_HD void pt_list_sort_fresh(int *list, int *code, int st, const int64_t *id, int n, int *tl,
+                                             int *tc, int *count) {
   for (int q = 0; q <= PT_ORDER_CODES; ++q) count[q] = 0;
-  for (int k = 0; k < n; ++k) count[code[k] + 1]++;
+  for (int k = 0; k < n; ++k) count[PT_AT(code, k, st) + 1]++;
   for (int q = 0; q < PT_ORDER_CODES; ++q) count[q + 1] += count[q];
   for (int k = 0; k < n; ++k) {
-    const int at = count[code[k]]++;
-    tl[at] = list[k];
-    tc[at] = code[k];
+    const int at = count[PT_AT(code, k, st)]++;
+    PT_AT(tl, at, st) = PT_AT(list, k, st);
+    PT_AT(tc, at, st) = PT_AT(code, k, st);
   }
   for (int k = 0; k < n; ++k) {
-    list[k] = tl[k];
-    code[k] = tc[k];
+    PT_AT(list, k, st) = PT_AT(tl, k, st);
+    PT_AT(code, k, st) = PT_AT(tc, k, st);
   }
-  pt_list_sort(list, code, id, 0, n);
+  pt_list_sort(list, code, st, id, 0, n);
 }
 
-/* Puts particle i's list[b, e) back in order after a step: the codes of the entries whose order
- * cells changed (moved[j]), or of all when i's own did (a new own cell, or a wrap that changes
- * every image), then the sort. Returns 1 if anything was recomputed. x: 3 doubles per slot; kc:
- * pt_order_cells of every slot; id: every slot's particle id. */
+/* Puts particle i's entries [b, e) back in order after a step: the codes of the entries whose
+ * order cells changed (moved[j]), or of all when i's own did (a new own cell, or a wrap that
+ * changes every image), then the sort. Returns 1 if anything was recomputed. x: 3 doubles per
+ * slot; kc: pt_order_cells of every slot; id: every slot's particle id. */
 static inline KIT_HD int pt_list_reorder(const pt_order *o, int i, const double *x, const int *kc,
                                          const unsigned char *moved, const int64_t *id, int *list, int *code,
-                                         int b, int e) {
+                                         int st, int b, int e) {
   const double *xi = x + 3 * i;
   const int *kci = kc + 9 * i;
   const int all = moved[i];
   int changed = 0;
   for (int k = b; k < e; ++k) {
-    const int j = list[k];
+    const int j = PT_AT(list, k, st);
     if (!all && !moved[j]) continue;
-    code[k] = pt_order_code(o, xi, kci, x + 3 * j, kc + 9 * j);
+    PT_AT(code, k, st) = pt_order_code(o, xi, kci, x + 3 * j, kc + 9 * j);
     changed = 1;
   }
-  if (changed) pt_list_sort(list, code, id, b, e);
+  if (changed) pt_list_sort(list, code, st, id, b, e);
   return changed;
 }
 
@@ -190,13 +200,13 @@ static inline KIT_HD int pt_list_reorder(const pt_order *o, int i, const double 
  * cell matrix of the cells of side >= rc + skin, as lj_force_on walks it) nearer than
  * sqrt(rl2), at positions x where the copies are shifted next to the subdomain as the cells
  * path holds them, so the copy a pair finds is the one it sums; kx: the order cell of each
- * slot at x (3 per slot). Written to list[0 ..) with their codes in code[], in (code, id)
- * order (scratch tl, tc of `cap` entries and count of PT_ORDER_CODES + 1, pt_list_sort_fresh).
- * Returns the count; beyond cap, the count it would need (then nothing is in order). *checked:
- * the distances it computed. */
+ * slot at x (3 per slot). Written to entries [0 ..) of list (layout st) with their codes in
+ * code, in (code, id) order (scratch tl, tc of `cap` entries in the same layout and count of
+ * PT_ORDER_CODES + 1, pt_list_sort_fresh). Returns the count; beyond cap, the count it would
+ * need (then nothing is in order). *checked: the distances it computed. */
 static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const int *kx, const int64_t *id,
                                            const int *nbr, const int *cstart, double rl2, int *list,
-                                           int *code, int cap, int *tl, int *tc, int *count,
+                                           int *code, int st, int cap, int *tl, int *tc, int *count,
                                            long long *checked) {
   const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
   int n = 0;
@@ -210,33 +220,35 @@ static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const 
 #ifdef __CUDA_ARCH__
       /* On a GPU every store reaches memory: store only what is kept (the same entries). */
       if ((r2 < rl2) & (j != i)) {
-        if (n < cap) list[n] = j;
+        if (n < cap) PT_AT(list, n, st) = j;
         ++n;
       }
 #else
-      if (n < cap) list[n] = j; /* kept or overwritten: no branch on the distance */
+      if (n < cap) PT_AT(list, n, st) = j; /* kept or overwritten: no branch on the distance */
       n += (r2 < rl2) & (j != i);
 #endif
     }
   }
   *checked += tested - 1; /* i itself is no pair */
   if (n > cap) return n;
-  for (int k = 0; k < n; ++k) code[k] = pt_order_offset_code(kx + 3 * i, kx + 3 * list[k]);
-  pt_list_sort_fresh(list, code, id, n, tl, tc, count);
+  for (int k = 0; k < n; ++k)
+    PT_AT(code, k, st) = pt_order_offset_code(kx + 3 * i, kx + 3 * PT_AT(list, k, st));
+  pt_list_sort_fresh(list, code, st, id, n, tl, tc, count);
   return n;
 }
 
-/* The force, potential energy and virial of particle i from its list[b, e): lj_force_on's sum
- * (lj.h) term for term, the neighbour's copy being x_j - s L (pt_image) as the cells path's
- * sender computes it. With the list in (code, id) order the result is lj_force_on's bit for bit
- * (tests/particles: ListForceEqualsCellForce). Keep the two in step. */
-static inline KIT_HD void lj_force_list(int i, const double *x, const int *list, int b, int e,
+/* The force, potential energy and virial of particle i from its entries [b, e) (layout st):
+ * lj_force_on's sum (lj.h) term for term, the neighbour's copy being x_j - s L (pt_image) as
+ * the cells path's sender computes it. With the list in (code, id) order the result is
+ * lj_force_on's bit for bit (tests/particles: ListForceEqualsCellForce). Keep the two in
+ * step. */
+static inline KIT_HD void lj_force_list(int i, const double *x, const int *list, int st, int b, int e,
                                         const pt_order *o, double rc2, double eshift, double *f, double *pe,
                                         double *vir) {
   double fx = 0.0, fy = 0.0, fz = 0.0, e_sum = 0.0, w = 0.0;
   const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
   for (int k = b; k < e; ++k) {
-    const int j = list[k];
+    const int j = PT_AT(list, k, st);
     double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
     if (o->periodic) { /* across a periodic face: the copy x_j - s L, then the difference */
       if (dx > o->half[0] || dx < -o->half[0])

@@ -151,14 +151,14 @@ void pt_nlist_build(pt_nlist *l, const pt_decomp *d, long long n, long long slot
     b->checked = 0;
     for (long long i = i0; i < i1; ++i) {
       long long tested = 0;
-      int m = pt_list_build_one((int)i, cell[i], x, kx, id, d->nbr, cstart, l->rl2, b->list, b->code, b->scr,
-                                b->tl, b->tc, bucket, &tested);
+      int m = pt_list_build_one((int)i, cell[i], x, kx, id, d->nbr, cstart, l->rl2, b->list, b->code, 1,
+                                b->scr, b->tl, b->tc, bucket, &tested);
       if (m > b->scr) { /* a crowded neighbourhood: larger scratch, and again */
         int e = b->scr;
         while (e < m) e *= 2;
         part_scratch(b, e);
         tested = 0;
-        m = pt_list_build_one((int)i, cell[i], x, kx, id, d->nbr, cstart, l->rl2, b->list, b->code, b->scr,
+        m = pt_list_build_one((int)i, cell[i], x, kx, id, d->nbr, cstart, l->rl2, b->list, b->code, 1, b->scr,
                               b->tl, b->tc, bucket, &tested);
       }
       b->checked += tested;
@@ -232,8 +232,8 @@ void pt_nlist_forces(pt_nlist *l, long long b, long long e, const double *x, con
     const int s0 = start[i], s1 = start[i + 1];
     /* A neighbour in another order cell moves in the order (and all of them when i changed
      * cells, or was wrapped across a face); then the sum, in (code, id) order. */
-    pt_list_reorder(o, (int)i, x, kc, moved, id, nbr, code, s0, s1);
-    lj_force_list((int)i, x, nbr, s0, s1, o, rc2, eshift, f + 3 * i, pe + i, vir + i);
+    pt_list_reorder(o, (int)i, x, kc, moved, id, nbr, code, 1, s0, s1);
+    lj_force_list((int)i, x, nbr, 1, s0, s1, o, rc2, eshift, f + 3 * i, pe + i, vir + i);
   }
 }
 

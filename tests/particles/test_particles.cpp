@@ -955,7 +955,7 @@ TEST(particles, NeighborImagesAndOrderCells) {
             (PT_ORDER_REACH * w + PT_ORDER_REACH + 1) * w + PT_ORDER_REACH - 1);
   int list[4] = {7, 3, 5, 1}, code[4] = {2, 1, 2, 1};
   const int64_t id[8] = {0, 30, 0, 10, 0, 20, 0, 5};
-  pt_list_sort(list, code, id, 0, 4);
+  pt_list_sort(list, code, 1, id, 0, 4);
   // code 1: slots 3 (id 10) then 1 (id 30); code 2: slots 7 (id 5) then 5 (id 20).
   const int want[4] = {3, 1, 7, 5};
   for (int k = 0; k < 4; ++k) EXPECT_EQ(list[k], want[k]) << k;
@@ -1060,20 +1060,37 @@ TEST(particles, ListForceEqualsCellForce) {
   for (int k = 0; k < n; ++k) {
     const int m =
         pt_list_build_one(k, scell[k], xs.data(), kx.data(), id.data(), d.nbr, cstart.data(), p.rl2,
-                          scr.data(), cd.data(), 1024, tl.data(), tc.data(), count.data(), &checked);
+                          scr.data(), cd.data(), 1, 1024, tl.data(), tc.data(), count.data(), &checked);
     ASSERT_LE(m, 1024);
     nbr.insert(nbr.end(), scr.begin(), scr.begin() + m);
     code.insert(code.end(), cd.begin(), cd.begin() + m);
     start[k + 1] = start[k] + m;
   }
   EXPECT_GT(checked, 0);
+  // The GPU's layout, the lists transposed (entry e of particle k at e n + k, stride n): the
+  // same entries and codes, built with room for exactly what the count said.
+  int most = 0;
+  for (int k = 0; k < n; ++k) most = std::max(most, start[k + 1] - start[k]);
+  const size_t tsize = (size_t)most * n;
+  std::vector<int> tnbr(tsize, -1), tcode(tsize, -1), ttl(tsize), ttc(tsize);
+  for (int k = 0; k < n; ++k) {
+    const int len = start[k + 1] - start[k];
+    ASSERT_EQ(pt_list_build_one(k, scell[k], xs.data(), kx.data(), id.data(), d.nbr, cstart.data(), p.rl2,
+                                tnbr.data() + k, tcode.data() + k, n, len, ttl.data() + k, ttc.data() + k,
+                                count.data(), &checked),
+              len);
+    for (int e = 0; e < len; ++e) {
+      ASSERT_EQ(tnbr[(size_t)e * n + k], nbr[start[k] + e]) << "particle " << k << " entry " << e;
+      ASSERT_EQ(tcode[(size_t)e * n + k], code[start[k] + e]) << "particle " << k << " entry " << e;
+    }
+  }
   pt_decomp_free(&d);
   // Forces of the list, by id, against the cells'; count the particles that differ.
   auto list_forces = [&](const std::vector<int> &lists) {
     std::vector<double> f(3 * n);
     for (int k = 0; k < n; ++k) {
       double pe, vir;
-      lj_force_list(k, xs.data(), lists.data(), start[k], start[k + 1], &o, q.rc2, 0.0, &f[3 * id[k]], &pe,
+      lj_force_list(k, xs.data(), lists.data(), 1, start[k], start[k + 1], &o, q.rc2, 0.0, &f[3 * id[k]], &pe,
                     &vir);
     }
     return f;
@@ -1100,10 +1117,21 @@ TEST(particles, ListForceEqualsCellForce) {
   }
   EXPECT_GT(nmoved, 0) << "no particle changed order cells: the reorder is not tested";
   const std::vector<int> stale = nbr;
-  for (int k = 0; k < n; ++k)
-    pt_list_reorder(&o, k, xs.data(), kc.data(), moved.data(), id.data(), nbr.data(), code.data(), start[k],
-                    start[k + 1]);
+  for (int k = 0; k < n; ++k) {
+    pt_list_reorder(&o, k, xs.data(), kc.data(), moved.data(), id.data(), nbr.data(), code.data(), 1,
+                    start[k], start[k + 1]);
+    pt_list_reorder(&o, k, xs.data(), kc.data(), moved.data(), id.data(), tnbr.data() + k, tcode.data() + k,
+                    n, 0, start[k + 1] - start[k]);
+  }
   fc = cell_forces(q, x);
   EXPECT_EQ(differ(list_forces(nbr), fc), 0);
+  // The transposed lists, put back in order in their layout, give the same forces bit for bit.
+  std::vector<double> ft(3 * n);
+  for (int k = 0; k < n; ++k) {
+    double pe, vir;
+    lj_force_list(k, xs.data(), tnbr.data() + k, n, 0, start[k + 1] - start[k], &o, q.rc2, 0.0,
+                  &ft[3 * id[k]], &pe, &vir);
+  }
+  EXPECT_EQ(differ(ft, fc), 0);
   EXPECT_GT(differ(list_forces(stale), fc), 0) << "the order did not matter: the test cannot fail";
 }

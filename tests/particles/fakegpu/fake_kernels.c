@@ -462,11 +462,11 @@ void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cud
   fk_enqueue(stream, "order_slots", os_run, a, t, 2);
 }
 
-/* One list build (count: list NULL) of particle i, with the bounds a kernel would need: its
- * cell's 27 neighbours' rows within the positions, ids and order cells. */
+/* One list build (count: list NULL) of particle i, in layout st, with the bounds a kernel
+ * would need: its cell's 27 neighbours' rows within the positions, ids and order cells. */
 static int fake_build_one(int i, const int *cell, const double *x, const int *kx, const int64_t *id,
-                          const int *nbr, const int *cstart, double rl2, int *list, int *code, int cap,
-                          int *tl, int *tc) {
+                          const int *nbr, const int *cstart, double rl2, int *list, int *code, int st,
+                          int cap, int *tl, int *tc) {
   const size_t nx = fk_extent(x, "list x") / (3 * sizeof(double)),
                nk = fk_extent(kx, "list kx") / (3 * sizeof(int)),
                nid = fk_extent(id, "list id") / sizeof(int64_t),
@@ -484,7 +484,7 @@ static int fake_build_one(int i, const int *cell, const double *x, const int *kx
   }
   int bucket[PT_ORDER_CODES + 1];
   long long checked = 0;
-  return pt_list_build_one(i, c, x, kx, id, nbr, cstart, rl2, list, code, cap, tl, tc, bucket, &checked);
+  return pt_list_build_one(i, c, x, kx, id, nbr, cstart, rl2, list, code, st, cap, tl, tc, bucket, &checked);
 }
 
 typedef struct {
@@ -496,7 +496,8 @@ typedef struct {
   const int *nbr, *cstart;
   double rl2;
   int *count;
-  const int *start;
+  unsigned long long *stat;
+  int st;
   int *list, *code, *tl, *tc;
   const int *src;
 } lb_arg;
@@ -504,47 +505,60 @@ static void lcount_run(void *p) {
   lb_arg *a = p;
   NEED(a->cell, a->n, "list_count cell");
   NEED(a->count, a->n, "list_count count");
-  for (int i = a->n - 1; i >= 0; --i)
-    a->count[i] =
-        fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, NULL, NULL, 0, NULL, NULL);
+  NEED(a->stat, 2, "list_count stat");
+  for (int i = a->n - 1; i >= 0; --i) {
+    const int m = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, NULL, NULL, 1, 0,
+                                 NULL, NULL);
+    a->count[i] = m;
+    a->stat[0] += (unsigned long long)m;
+    if ((unsigned long long)m > a->stat[1]) a->stat[1] = (unsigned long long)m;
+  }
 }
 void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                          const int *nbr, const int *cstart, double rl2, int *count, cudaStream_t stream) {
+                          const int *nbr, const int *cstart, double rl2, int *count, unsigned long long *stat,
+                          cudaStream_t stream) {
   if (n <= 0) return;
   ARG(lb_arg);
-  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, NULL, NULL, NULL, NULL, NULL, NULL};
-  const void *t[] = {cell, x, kx, id, nbr, cstart, count};
-  fk_enqueue(stream, "list_count", lcount_run, a, t, 7);
+  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, stat, 1, NULL, NULL, NULL, NULL, NULL};
+  const void *t[] = {cell, x, kx, id, nbr, cstart, count, stat};
+  fk_enqueue(stream, "list_count", lcount_run, a, t, 8);
+}
+/* The transposed lists' extent: entry k of particle i at k st + i, k < count[i]. */
+static void need_lists(const lb_arg *a, const int *list, const char *what) {
+  for (int i = 0; i < a->n; ++i)
+    if (a->count[i] > 0) NEED(list, (size_t)(a->count[i] - 1) * a->st + i + 1, what);
 }
 static void lfill_run(void *p) {
   lb_arg *a = p;
   NEED(a->cell, a->n, "list_fill cell");
-  NEED(a->start, a->n + 1, "list_fill start");
-  const int total = a->start[a->n];
-  NEED(a->list, total, "list_fill list");
-  NEED(a->code, total, "list_fill code");
-  NEED(a->tl, total, "list_fill tl");
-  NEED(a->tc, total, "list_fill tc");
+  NEED(a->count, a->n, "list_fill count");
+  if (a->st < a->n) fk_fail("list_fill: stride %d below the %d particles", a->st, a->n);
+  need_lists(a, a->list, "list_fill list");
+  need_lists(a, a->code, "list_fill code");
+  need_lists(a, a->tl, "list_fill tl");
+  need_lists(a, a->tc, "list_fill tc");
   const size_t nsrc = fk_extent(a->src, "list_fill src") / sizeof(int);
   for (int i = a->n - 1; i >= 0; --i) {
-    const int b = a->start[i], m = a->start[i + 1] - b;
-    const int got = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, a->list + b,
-                                   a->code + b, m, a->tl + b, a->tc + b);
+    const int m = a->count[i];
+    const int got = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, a->list + i,
+                                   a->code + i, a->st, m, a->tl + i, a->tc + i);
     if (got != m) fk_fail("list_fill: particle %d has %d entries, counted %d", i, got, m);
-    for (int k = b; k < b + m; ++k)
-      if (a->list[k] >= a->n) {
-        if ((size_t)(a->list[k] - a->n) >= nsrc) fk_fail("list_fill: copy slot %d beyond src", a->list[k]);
-        a->list[k] = a->src[a->list[k] - a->n];
+    for (int k = 0; k < m; ++k) {
+      int *e = &PT_AT(a->list + i, k, a->st);
+      if (*e >= a->n) {
+        if ((size_t)(*e - a->n) >= nsrc) fk_fail("list_fill: copy slot %d beyond src", *e);
+        *e = a->src[*e - a->n];
       }
+    }
   }
 }
 void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                         const int *nbr, const int *cstart, double rl2, const int *start, int *list,
+                         const int *nbr, const int *cstart, double rl2, const int *count, int st, int *list,
                          int *code, int *tl, int *tc, const int *src, cudaStream_t stream) {
   if (n <= 0) return;
   ARG(lb_arg);
-  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, NULL, start, list, code, tl, tc, src};
-  const void *t[] = {cell, x, kx, id, nbr, cstart, start, list, code, tl, tc, src};
+  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, (int *)count, NULL, st, list, code, tl, tc, src};
+  const void *t[] = {cell, x, kx, id, nbr, cstart, count, list, code, tl, tc, src};
   fk_enqueue(stream, "list_fill", lfill_run, a, t, 12);
 }
 
@@ -600,39 +614,45 @@ typedef struct {
   const int *kc;
   const unsigned char *moved;
   const int64_t *id;
-  const int *start;
+  const int *count;
+  int st;
   int *list, *code;
   double rc2, es;
   double *f, *pe, *vir;
 } lf_arg;
 static void lforces_run(void *p) {
   lf_arg *a = p;
-  NEED(a->start, a->i1 + 1, "list_forces start");
+  NEED(a->count, a->i1, "list_forces count");
   NEED(a->f, 3 * (size_t)a->i1, "list_forces f");
   NEED(a->pe, a->i1, "list_forces pe");
   NEED(a->vir, a->i1, "list_forces vir");
+  if (a->st < a->i1) fk_fail("list_forces: stride %d below the %d particles", a->st, a->i1);
   const size_t nx = fk_extent(a->x, "list_forces x") / (3 * sizeof(double));
   const size_t nkc = fk_extent(a->kc, "list_forces kc") / (9 * sizeof(int));
-  NEED(a->list, a->start[a->i1], "list_forces list");
-  NEED(a->code, a->start[a->i1], "list_forces code");
   for (int i = a->i1 - 1; i >= a->i0; --i) { /* any order: each particle writes its own */
-    const int s0 = a->start[i], s1 = a->start[i + 1];
-    for (int k = s0; k < s1; ++k)
-      if (a->list[k] < 0 || (size_t)a->list[k] >= nx || (size_t)a->list[k] >= nkc || a->list[k] >= a->i1)
-        fk_fail("list_forces: entry %d of particle %d names slot %d", k, i, a->list[k]);
-    pt_list_reorder(&a->o, i, a->x, a->kc, a->moved, a->id, a->list, a->code, s0, s1);
-    lj_force_list(i, a->x, a->list, s0, s1, &a->o, a->rc2, a->es, a->f + 3 * (size_t)i, a->pe + i,
+    const int m = a->count[i];
+    if (m > 0) {
+      NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_forces list");
+      NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_forces code");
+    }
+    for (int k = 0; k < m; ++k) {
+      const int j = PT_AT(a->list + i, k, a->st);
+      if (j < 0 || (size_t)j >= nx || (size_t)j >= nkc || j >= a->i1)
+        fk_fail("list_forces: entry %d of particle %d names slot %d", k, i, j);
+    }
+    pt_list_reorder(&a->o, i, a->x, a->kc, a->moved, a->id, a->list + i, a->code + i, a->st, 0, m);
+    lj_force_list(i, a->x, a->list + i, a->st, 0, m, &a->o, a->rc2, a->es, a->f + 3 * (size_t)i, a->pe + i,
                   a->vir + i);
   }
 }
 void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const int *kc,
-                           const unsigned char *moved, const int64_t *id, const int *start, int *list,
+                           const unsigned char *moved, const int64_t *id, const int *count, int st, int *list,
                            int *code, double rc2, double eshift, double *f, double *pe, double *vir,
                            cudaStream_t stream) {
   if (i1 <= i0) return;
   ARG(lf_arg);
-  *a = (lf_arg){i0, i1, x, o, kc, moved, id, start, list, code, rc2, eshift, f, pe, vir};
-  const void *t[] = {x, kc, moved, id, start, list, code, f, pe, vir};
+  *a = (lf_arg){i0, i1, x, o, kc, moved, id, count, st, list, code, rc2, eshift, f, pe, vir};
+  const void *t[] = {x, kc, moved, id, count, list, code, f, pe, vir};
   fk_enqueue(stream, "list_forces", lforces_run, a, t, 10);
 }
 
