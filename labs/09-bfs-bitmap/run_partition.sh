@@ -31,7 +31,10 @@ trap 'rm -f "$tmp"' EXIT
 : > "$log"; : > "$outdir/partition-cpu.jsonl"; : > "$outdir/frontier-cpu.jsonl"; : > "$outdir/rmat-cpu.jsonl"
 run() { # run JSONL NP ARGS...
   local jsonl=$1 np=$2; shift 2
-  local cmd="mpiexec -n $np $bin --variant cpu $* --quiet --json -"
+  # The grids the lab measured (1x2, 2x2), named: bfs's default became P x 1 afterwards.
+  local grid=""
+  case $np in 2) grid="--grid 1x2" ;; 4) grid="--grid 2x2" ;; esac
+  local cmd="mpiexec -n $np $bin --variant cpu $grid $* --quiet --json -"
   echo "run_partition.sh: [${SECONDS}s] $np ranks, $*" >&2
   echo "### OMP_NUM_THREADS=1 $cmd" >> "$log"
   OMP_NUM_THREADS=1 $cmd > "$tmp" 2>&1

@@ -27,7 +27,7 @@ typedef struct bfs_params {
   int scale;                  /* --scale: N = 2^scale vertices (generated graph) */
   int edgefactor;             /* --edgefactor: M = edgefactor * N edges (generated graph) */
   const char *graph;          /* --graph FILE: read the graph instead of generating it */
-  int grid[2];                /* --grid RxC; {0, 0}: as square as the rank count allows */
+  int grid[2];                /* --grid RxC; {0, 0}: the default, P x 1 (bfs_default_grid) */
   const char *transfer;       /* --transfer list|bitmap|auto */
   int nroots;                 /* --roots: search keys (Graph500: 64) */
   long long root;             /* --root V: one search from V (-1: sample the keys) */
@@ -43,7 +43,7 @@ typedef struct bfs_params {
 int bfs_transfer_mode(const char *word);
 /* --grid parser: "RxC" with R, C >= 1 into int[2]. */
 int bfs_parse_grid(const char *arg, void *dest, char *err, size_t errlen);
-/* The most square R x C = p with R <= C. */
+/* The default grid for p ranks: p x 1 (one grid column; README.md, "Default grid"). */
 void bfs_default_grid(int p, int grid[2]);
 
 /* An undirected edge list: this rank's slice of the benchmark's tuples. */

@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
       {"scale", KIT_OPT_INT, &p->scale, "S", "generated graph: 2^S vertices", 1, 30, 0, NULL, NULL, &a.scale_given},
       {"edgefactor", KIT_OPT_INT, &p->edgefactor, "E", "generated graph: E * 2^S edges", 1, 1024, 0, NULL, NULL, &a.ef_given},
       {"graph", KIT_OPT_STRING, &p->graph, "FILE", "read the graph (Matrix Market .mtx or edge list) instead", 1, 0, 0, NULL, NULL, NULL},
-      {"grid", KIT_OPT_CUSTOM, p->grid, "RxC", "process grid (default: as square as the rank count allows)", 1, 0, 0, NULL, bfs_parse_grid, &a.grid_given},
+      {"grid", KIT_OPT_CUSTOM, p->grid, "RxC", "process grid, R x C = ranks (default: Px1, one grid column: README.md, Default grid)", 1, 0, 0, NULL, bfs_parse_grid, &a.grid_given},
       {"transfer", KIT_OPT_STRING, &p->transfer, "MODE", "frontier messages: vertex lists, bitmaps, or auto (bitmap above n/32)", 1, 0, 0, "list|bitmap|auto", NULL, NULL},
       {"roots", KIT_OPT_INT, &p->nroots, "N", "search keys, sampled from the vertices with an edge (Graph500: 64)", 1, 64, 0, NULL, NULL, &a.roots_given},
       {"root", KIT_OPT_U64, &a.root, "V", "one search from vertex V instead [none: --roots keys]", 1, 0, 0, NULL, NULL, &a.root_given},
