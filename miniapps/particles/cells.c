@@ -476,3 +476,15 @@ int pt_close_pair(const pt_params *p, const pt_particles *mine, const pt_particl
   free(e);
   return found;
 }
+
+long long pt_count_frontier(const pt_decomp *d, const int *cstart, pt_traffic *tr) {
+  long long sent = 0, all = 0;
+  for (int c = d->first[1]; c < d->first[2]; ++c) {
+    const int f = c - d->first[1], np = cstart[c + 1] - cstart[c];
+    sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
+    all += (long long)np * d->nconn;
+  }
+  tr->ghosts_sent += sent;
+  tr->ghosts_all_nbrs += all;
+  return sent;
+}

@@ -271,7 +271,7 @@ static void send_frontier(cpu_state *s) {
   const pt_params *p = s->p;
   px_clear(&s->ghost);
   for (int c = d->first[1]; c < d->first[2]; ++c) {
-    const int f = c - d->first[1], np = s->cstart[c + 1] - s->cstart[c];
+    const int f = c - d->first[1];
     for (int q = d->conn_start[f]; q < d->conn_start[f + 1]; ++q) {
       const int k = d->conn_list[q];
       const int *sh = d->conn[k].shift;
@@ -281,9 +281,8 @@ static void send_frontier(cpu_state *s) {
         for (int a = 0; a < 3; ++a) r[1 + a] = pt_image_coord(s->x[3 * i + a], sh[a], p->box[a]);
       }
     }
-    s->tr.ghosts_sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
-    s->tr.ghosts_all_nbrs += (long long)np * d->nconn; /* the multicast the paper avoids */
   }
+  pt_count_frontier(d, s->cstart, &s->tr);
   px_start(&s->ghost);
 }
 

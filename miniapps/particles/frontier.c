@@ -114,9 +114,8 @@ void pt_pack_frontier(const pt_params *p, const pt_decomp *d, const int *cstart,
       at[q] = count[d->conn_list[q]];
       count[d->conn_list[q]] += (size_t)np;
     }
-    tr->ghosts_sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
-    tr->ghosts_all_nbrs += (long long)np * d->nconn; /* the multicast the paper avoids */
   }
+  pt_count_frontier(d, cstart, tr);
   for (int k = 0; k < d->nconn; ++k) px_send_reserve(ghost, k, count[k]);
 #pragma omp parallel for schedule(dynamic, 64) if (nf > 64)
   for (int f = 0; f < nf; ++f) {

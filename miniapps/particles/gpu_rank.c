@@ -157,18 +157,9 @@ void pt_rank_frontier_finish(pt_gpu_rank *r) {
  * made on the device; what it would count, counted here from the frontier rows on the host. */
 static void device_images(pt_gpu_rank *r) {
   pt_gpu_tile *t = &r->t;
-  const pt_decomp *d = &r->dec;
   if (pt_rank_exchanges(r)) {
-    long long sent = 0, all = 0;
-    for (int f = 0; f < d->first[2] - d->first[1]; ++f) {
-      const int c = d->first[1] + f, np = t->h_cstart[c + 1] - t->h_cstart[c];
-      sent += (long long)np * (d->conn_start[f + 1] - d->conn_start[f]);
-      all += (long long)np * d->nconn;
-    }
-    r->tr.ghosts_sent += sent;
-    r->tr.ghosts_all_nbrs += all;
-    r->img_sent = sent;
-    pt_tile_image_candidates(t, sent);
+    r->img_sent = pt_count_frontier(&r->dec, t->h_cstart, &r->tr);
+    pt_tile_image_candidates(t, r->img_sent);
   }
   pt_tile_place_images(t);
   r->exchanged = 1;

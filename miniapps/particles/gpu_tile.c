@@ -301,6 +301,22 @@ long long pt_tile_leavers(pt_gpu_tile *t, double **rec) {
   return m;
 }
 
+/* The cell matrix's counting sort (Sec. 3.2.1), on the boundary stream: items [0, n) into
+ * nrows rows by row[] (-1: none), counted (count: nrows + 1), scanned into the rows' starts
+ * (start[nrows] = the items kept), a slot each (fill: nrows), the slots of a row ordered by
+ * id[], whatever order the atomics gave them: perm[] is the order. The owned particles by
+ * cell, and one rank's own images by external cell, are sorted so. */
+static void counting_sort(pt_gpu_tile *t, int n, const int *row, int nrows, int *count, int *start, int *fill,
+                          const int64_t *id, int *perm) {
+  const cudaStream_t s = t->boundary;
+  KIT_CUDA_CHECK(cudaMemsetAsync(count, 0, ((size_t)nrows + 1) * sizeof(int), s));
+  launch_pt_count(n, row, count, s);
+  launch_pt_scan(count, start, nrows + 1, t->scan_tmp, t->scan_bytes, s);
+  KIT_CUDA_CHECK(cudaMemsetAsync(fill, 0, (size_t)nrows * sizeof(int), s));
+  launch_pt_scatter(n, row, start, fill, perm, s);
+  launch_pt_sort_rows(nrows, start, id, perm, s);
+}
+
 void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leavers) {
   const pt_decomp *d = t->d;
   const cudaStream_t s = t->boundary;
@@ -319,12 +335,7 @@ void pt_tile_arrive_and_sort(pt_gpu_tile *t, const pt_set *arr, long long leaver
    * exclusive scan into the rows (cstart[first[2]] = the new count), a slot per particle,
    * the slots of a cell ordered by id, and the particles gathered in that order. */
   const int r = kit_gpu_range_begin("gpu_sort", s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->count, 0, (size_t)(nown + 1) * sizeof(int), s));
-  launch_pt_count((int)slots, t->cell, t->count, s);
-  launch_pt_scan(t->count, t->cstart, nown + 1, t->scan_tmp, t->scan_bytes, s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->fill, 0, (size_t)nown * sizeof(int), s));
-  launch_pt_scatter((int)slots, t->cell, t->cstart, t->fill, t->perm, s);
-  launch_pt_sort_rows(nown, t->cstart, t->id, t->perm, s);
+  counting_sort(t, (int)slots, t->cell, nown, t->count, t->cstart, t->fill, t->id, t->perm);
   launch_pt_gather((int)n_new, t->perm, t->id, t->x, t->v, t->cell, t->id2, t->x2, t->v2, t->cell2, s);
   kit_gpu_range_end(r, s);
   int64_t *ti = t->id;
@@ -481,12 +492,7 @@ void pt_tile_place_images(pt_gpu_tile *t) {
   /* The cell matrix's counting sort again, over the external cells: count, scan into rows,
    * a slot each, the slots of a cell by id (pt_unpack_ghosts' order), then placed. */
   const int r = kit_gpu_range_begin("gpu_place_images", s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->ecount, 0, ((size_t)ne + 1) * sizeof(int), s));
-  launch_pt_count((int)t->ncand, t->ic_e, t->ecount, s);
-  launch_pt_scan(t->ecount, t->erow, ne + 1, t->scan_tmp, t->scan_bytes, s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->efill, 0, ((size_t)ne + 1) * sizeof(int), s));
-  launch_pt_scatter((int)t->ncand, t->ic_e, t->erow, t->efill, t->ic_perm, s);
-  launch_pt_sort_rows(ne, t->erow, t->ic_id, t->ic_perm, s);
+  counting_sort(t, (int)t->ncand, t->ic_e, ne, t->ecount, t->erow, t->efill, t->ic_id, t->ic_perm);
   launch_pt_place_images((int)t->ncand, ne, t->erow, t->ic_perm, t->ic_x, t->ic_id, t->ic_src, (int)t->n,
                          t->x, t->id, t->gsrc, t->cstart + d->first[2], s);
   kit_gpu_range_end(r, s);

@@ -235,6 +235,12 @@ typedef struct pt_traffic {
   long long list_particles; /*   and the particles they belong to */
 } pt_traffic;
 
+/* The frontier copies of one exchange (Sec. 3.2.1): the particles of every frontier cell (rows
+ * cstart[], indexed as the cell matrix) times the connections of its row of the connection
+ * matrix, added to tr->ghosts_sent, and what sending each to every connection would have sent,
+ * to tr->ghosts_all_nbrs (the multicast the paper avoids). Returns the copies sent. */
+long long pt_count_frontier(const pt_decomp *d, const int *cstart, pt_traffic *tr);
+
 /* What a variant gets from the app (problem.c: pt_context). */
 typedef struct pt_ctx {
   const pt_params *p;
