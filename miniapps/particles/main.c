@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
       {"dump-every", KIT_OPT_INT, &p->dump_every, "N", "steps between --dump-lammps frames (0: the first and the last step only)", 0, 1e9, 0, NULL, NULL, &pb.dump_every_given},
       {"dump-cells", KIT_OPT_STRING, &p->dump_cells, "FILE", "write the decomposition: cx cy cz rank particles frontier per occupied cell (text)", 1, 0, 0, NULL, NULL, NULL},
       {"neighbor", KIT_OPT_STRING, &p->neighbor, "cells|list", "pairs from the 27 cells every step, or from a Verlet list rebuilt when a particle moved skin/2 (list: cpu; naive and two-stream on one rank in the periodic box)", 1, 0, 0, "cells|list", NULL, NULL},
-      {"images", KIT_OPT_STRING, &p->images, "device|host", "one rank in the periodic box: its own periodic images and wrap-around migrants made on the GPU, or staged through the host as between ranks", 1, 0, 0, "device|host", NULL, NULL, "naive|two-stream"},
+      {"images", KIT_OPT_STRING, &p->images, "device|host", "one rank in the periodic box: its own periodic images and wrap-around migrants made on the GPU, or staged through the host as between ranks", 1, 0, 0, "device|host", NULL, NULL, PT_IMAGES_VARIANTS},
       {"skin", KIT_OPT_DOUBLE, &p->skin, "S", "with --neighbor list: the list's skin (pairs within rc + S; cells of side >= rc + S)", 0, 10, 0, NULL, NULL, &pb.skin_given, "cpu|naive|two-stream"},
   };
   /* clang-format on */

@@ -235,6 +235,10 @@ typedef struct pt_traffic {
   long long list_particles; /*   and the particles they belong to */
 } pt_traffic;
 
+/* The variants that take --images (and, alone in the periodic box, --neighbor list on a GPU):
+ * one rank per GPU without a CPU share, naive and two-stream (main.c's option table says so). */
+#define PT_IMAGES_VARIANTS "naive|two-stream"
+
 /* The frontier copies of one exchange (Sec. 3.2.1): the particles of every frontier cell (rows
  * cstart[], indexed as the cell matrix) times the connections of its row of the connection
  * matrix, added to tr->ghosts_sent, and what sending each to every connection would have sent,

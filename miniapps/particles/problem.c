@@ -448,7 +448,7 @@ int pt_check(const kit_env *env, void *params, const char *variant) {
   /* On a GPU the list runs where a rank is alone in the periodic box and makes its images on
    * the device (naive, two-stream): its lists then name its own particles. Between ranks the
    * copies would have to travel every step; that is the next step (README.md). */
-  const int list_gpu = strcmp(variant, "naive") == 0 || strcmp(variant, "two-stream") == 0;
+  const int list_gpu = kit_variant_in(PT_IMAGES_VARIANTS, variant);
   if (p->list && strcmp(variant, "cpu") != 0 &&
       (!list_gpu || env->nranks > 1 || strcmp(p->domain, "box") != 0 || strcmp(p->images, "device") != 0))
     return kit_usage_error(env,

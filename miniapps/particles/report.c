@@ -47,7 +47,7 @@ void pt_describe(const void *params, const void *ctx, const kit_variant *v, kit_
   kit_json_number(j, "skin", p->list ? p->skin : NAN); /* null with --neighbor cells */
   /* --images: what naive and two-stream were asked (the device where a rank is alone in the
    * periodic box: the result device_images_per_step says whether it was); null otherwise. */
-  const int takes_images = strcmp(v->name, "naive") == 0 || strcmp(v->name, "two-stream") == 0;
+  const int takes_images = kit_variant_in(PT_IMAGES_VARIANTS, v->name);
   kit_json_string(j, "images", takes_images ? p->images : NULL);
   kit_json_string(j, "sort",
                   p->list ? "by cell and id at each list build; lists by (rc-cell, id) every step"
