@@ -190,7 +190,7 @@ void pt_tile_free(pt_gpu_tile *t) {
     kit_host_free(t->h_kept, 1);
   }
   if (t->list) {
-    void *lst[] = {t->kx, t->kc, t->moved, t->xb, t->lcount, t->lstat, t->lnbr, t->lcode, t->ltl, t->ltc};
+    void *lst[] = {t->kx, t->kc, t->moved, t->xb, t->lcount, t->lstat, t->lnbr, t->lcode};
     for (size_t i = 0; i < sizeof lst / sizeof *lst; ++i) KIT_CUDA_CHECK(cudaFree(lst[i]));
   }
   kit_host_free(t->h_status, 1);
@@ -554,23 +554,38 @@ void pt_tile_list_build(pt_gpu_tile *t) {
   }
   const int r = kit_gpu_range_begin("gpu_list_build", s);
   launch_pt_order_slots((int)slots, t->x, t->order, t->kx, s);
-  KIT_CUDA_CHECK(cudaMemsetAsync(t->lstat, 0, 2 * sizeof(unsigned long long), s));
-  launch_pt_list_count((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, t->lstat,
-                       s);
+  /* Transposed (neighbor.h's layout): room for the longest list in every column. A build
+   * with too little room only counts; the second one, with room for the longest, writes. */
   unsigned long long stat[2] = {0, 0};
-  KIT_CUDA_CHECK(cudaMemcpyAsync(stat, t->lstat, sizeof stat, cudaMemcpyDeviceToHost, s));
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s));
-  /* Transposed (neighbor.h's layout): room for the longest list in every column. */
-  const long long need = (long long)stat[1] * t->lcap;
-  if (need > t->ecap) {
-    const long long c = need + need / 8 + t->lcap;
-    void **a[] = {(void **)&t->lnbr, (void **)&t->lcode, (void **)&t->ltl, (void **)&t->ltc};
-    for (int k = 0; k < 4; ++k) regrow(a[k], c, sizeof(int));
-    t->ecap = c;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (t->lcols < 1) t->lcols = kit_fault("small-capacity") ? 4 : 64; /* the test: a second pass */
+    const long long need = (long long)t->lcols * t->lcap;
+    if (need > t->ecap) {
+      const long long c = need + t->lcap;
+      void **a[] = {(void **)&t->lnbr, (void **)&t->lcode};
+      for (int k = 0; k < 2; ++k) regrow(a[k], c, sizeof(int));
+      t->ecap = c;
+    }
+    int dev = 0, optin = 0;
+    KIT_CUDA_CHECK(cudaGetDevice(&dev));
+    KIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (pt_list_build_shared(t->lcols) > (size_t)optin)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "gpu tile: a neighbour list of %d entries is longer than the GPU build holds (%zu bytes of "
+              "shared memory); --neighbor cells has no such limit",
+              t->lcols, pt_list_build_shared(t->lcols));
+    t->lstride = (int)t->lcap;
+    KIT_CUDA_CHECK(cudaMemsetAsync(t->lstat, 0, 2 * sizeof(unsigned long long), s));
+    launch_pt_list_build((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcols, t->lstride,
+                         t->lcount, t->lnbr, t->lcode, t->gsrc, t->lstat, s);
+    KIT_CUDA_CHECK(cudaMemcpyAsync(stat, t->lstat, sizeof stat, cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (stat[1] <= (unsigned long long)t->lcols) break;
+    if (pass == 1)
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "gpu tile: a list of %llu entries after room for %d",
+              stat[1], t->lcols);
+    t->lcols = (int)(stat[1] + stat[1] / 8 + 8); /* room to grow before the next build needs more */
   }
-  t->lstride = (int)t->lcap;
-  launch_pt_list_fill((int)n, t->cell, t->x, t->kx, t->id, t->nbr, t->cstart, t->rl2, t->lcount, t->lstride,
-                      t->lnbr, t->lcode, t->ltl, t->ltc, t->gsrc, s);
   launch_pt_list_positions((int)n, t->x, t->order, t->kc, t->moved, t->xb, s);
   kit_gpu_range_end(r, s);
   t->entries = (long long)stat[0];

@@ -108,7 +108,7 @@ typedef struct pt_gpu_tile {
   int lstride;               /* the lists transposed (neighbor.h): entry k of particle i at
                                 k lstride + i, lstride = lcap */
   int *lnbr, *lcode;         /* the lists (particles, not copies) and their codes */
-  int *ltl, *ltc;            /* a build's scratch, in the same layout */
+  int lcols;                 /* entries each particle's column holds (the longest list, and room) */
   /* Thermo rows (PT_TH_N doubles, step 0 first) since the last pt_tile_clear. */
   double *th;
   int th_rows, th_cap;

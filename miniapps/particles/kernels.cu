@@ -304,57 +304,122 @@ extern "C" void launch_pt_order_slots(int nslots, const double *x, pt_order o, i
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
-__global__ void pt_list_count_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
+/* A build, a warp per particle (nlist.c builds the same lists a thread per particle with
+ * pt_list_build_one). The thread-per-particle form ran a counting sort per list in scratch
+ * memory and walked each neighbour cell with lanes at different cells: 16 ms at 2 M atoms on
+ * an H200. Here the warp's lanes take the 27 cells' rows as one run of candidates, 32 at a
+ * time (consecutive rows: coalesced loads), keep those within rl (pt_list_within, the host's
+ * test), and the kept slots go to shared memory; each kept entry's place in (code, id) order
+ * is then the number of entries before it (keys unique: a slot and a copy of it are never
+ * both within rl, the box being at least three build cells across), so the list is written
+ * in order without a sort. A list longer than `cap` is only counted (count[i]); the host
+ * builds again with room for the longest (stat[1]). */
+#define LB_WARPS 4
+#define LB_ID_BITS 40 /* a key: code << 40 | id (ids below 2^40) */
+
+__global__ void pt_list_build_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
                                      const int *__restrict__ kx, const int64_t *__restrict__ id,
                                      const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
-                                     int *__restrict__ count, unsigned long long *stat) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int bucket[PT_ORDER_CODES + 1];
-  long long checked = 0;
-  /* No room (cap 0): only the count. */
-  const int m = pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, NULL, NULL, 1, 0, NULL, NULL,
-                                  bucket, &checked);
-  count[i] = m;
-  atomicAdd(&stat[0], (unsigned long long)m);
-  atomicMax(&stat[1], (unsigned long long)m);
-}
-
-extern "C" void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx,
-                                     const int64_t *id, const int *nbr, const int *cstart, double rl2,
-                                     int *count, unsigned long long *stat, cudaStream_t stream) {
-  if (n <= 0) return;
-  pt_list_count_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count,
-                                                               stat);
-  KIT_CUDA_CHECK(cudaGetLastError());
-}
-
-__global__ void pt_list_fill_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
-                                    const int *__restrict__ kx, const int64_t *__restrict__ id,
-                                    const int *__restrict__ nbr, const int *__restrict__ cstart, double rl2,
-                                    const int *__restrict__ count, int st, int *__restrict__ list,
-                                    int *__restrict__ code, int *__restrict__ tl, int *__restrict__ tc,
-                                    const int *__restrict__ src) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int bucket[PT_ORDER_CODES + 1];
-  long long checked = 0;
-  const int m = count[i];
-  pt_list_build_one(i, cell[i], x, kx, id, nbr, cstart, rl2, list + i, code + i, st, m, tl + i, tc + i,
-                    bucket, &checked);
-  for (int k = 0; k < m; ++k) {
-    int *e = &PT_AT(list + i, k, st);
-    if (*e >= n) *e = src[*e - n];
+                                     int cap, int st, int *__restrict__ count, int *__restrict__ list,
+                                     int *__restrict__ code, const int *__restrict__ src,
+                                     unsigned long long *stat) {
+  extern __shared__ unsigned long long lb_key[]; /* cap keys per warp, then cap slots per warp */
+  __shared__ int row0[LB_WARPS][27], first[LB_WARPS][27];
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  unsigned long long *key = lb_key + (size_t)w * cap;
+  int *slot = (int *)(lb_key + (size_t)warps * cap) + (size_t)w * cap;
+  unsigned long long total = 0, longest = 0;
+  for (int i = blockIdx.x * warps + w; i < n; i += gridDim.x * warps) {
+    /* Lane m < 27 holds neighbour cell m's rows; a scan numbers the candidates across them. */
+    int b = 0, len = 0;
+    if (lane < 27) {
+      const int nb = nbr[27 * cell[i] + lane];
+      b = cstart[nb];
+      len = cstart[nb + 1] - b;
+    }
+    int inc = len;
+    for (int d = 1; d < 32; d <<= 1) {
+      const int v = __shfl_up_sync(all, inc, d);
+      if (lane >= d) inc += v;
+    }
+    const int cand = __shfl_sync(all, inc, 31);
+    __syncwarp();
+    if (lane < 27) {
+      row0[w][lane] = b;
+      first[w][lane] = inc - len;
+    }
+    __syncwarp();
+    const double xi = x[3 * (size_t)i], yi = x[3 * (size_t)i + 1], zi = x[3 * (size_t)i + 2];
+    int m = 0;
+    for (int t0 = 0; t0 < cand; t0 += 32) {
+      const int t = t0 + lane;
+      int keep = 0, j = -1;
+      if (t < cand) {
+        int lo = 0, hi = 26; /* the last cell whose candidates start at or before t (it has rows) */
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) >> 1;
+          if (first[w][mid] <= t)
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        j = row0[w][lo] + (t - first[w][lo]);
+        keep = pt_list_within(xi, yi, zi, x + 3 * (size_t)j, rl2) & (j != i);
+      }
+      const unsigned kept = __ballot_sync(all, keep);
+      const int at = m + __popc(kept & ((1u << lane) - 1u));
+      if (keep && at < cap) slot[at] = j;
+      m += __popc(kept);
+    }
+    __syncwarp();
+    if (m <= cap) {
+      for (int k = lane; k < m; k += 32) {
+        const int j = slot[k];
+        const int c = pt_order_offset_code(kx + 3 * (size_t)i, kx + 3 * (size_t)j);
+        key[k] = (unsigned long long)c << LB_ID_BITS | (unsigned long long)id[j];
+      }
+      __syncwarp();
+      for (int k = lane; k < m; k += 32) {
+        const unsigned long long mine = key[k];
+        int r = 0;
+        for (int q = 0; q < m; ++q) r += key[q] < mine || (key[q] == mine && q < k);
+        const int j = slot[k];
+        PT_AT(list + i, r, st) = j >= n ? src[j - n] : j; /* a copy names the particle it copies */
+        PT_AT(code + i, r, st) = (int)(mine >> LB_ID_BITS);
+      }
+    }
+    if (lane == 0) count[i] = m;
+    total += (unsigned long long)m;
+    longest = longest > (unsigned long long)m ? longest : (unsigned long long)m;
+    __syncwarp(); /* the next particle reuses the warp's shared rows */
+  }
+  if (lane == 0 && total) {
+    atomicAdd(&stat[0], total);
+    atomicMax(&stat[1], longest);
   }
 }
 
-extern "C" void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                                    const int *nbr, const int *cstart, double rl2, const int *count, int st,
-                                    int *list, int *code, int *tl, int *tc, const int *src,
-                                    cudaStream_t stream) {
+extern "C" size_t pt_list_build_shared(int cap) {
+  return (size_t)LB_WARPS * (size_t)cap * (sizeof(unsigned long long) + sizeof(int));
+}
+
+extern "C" void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx,
+                                     const int64_t *id, const int *nbr, const int *cstart, double rl2,
+                                     int cap, int st, int *count, int *list, int *code, const int *src,
+                                     unsigned long long *stat, cudaStream_t stream) {
   if (n <= 0) return;
-  pt_list_fill_kernel<<<blocks_for(n, 128), 128, 0, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, count, st,
-                                                              list, code, tl, tc, src);
+  const size_t shared = pt_list_build_shared(cap);
+  if (shared > 48 * 1024)
+    KIT_CUDA_CHECK(
+        cudaFuncSetAttribute(pt_list_build_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  int dev = 0, sms = 0;
+  KIT_CUDA_CHECK(cudaGetDevice(&dev));
+  KIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  /* Enough blocks to fill the GPU; each warp then takes particles i, i + grid warps, ... */
+  const int need = (n + LB_WARPS - 1) / LB_WARPS, blocks = need < 32 * sms ? need : 32 * sms;
+  pt_list_build_kernel<<<blocks, 32 * LB_WARPS, shared, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, cap,
+                                                                  st, count, list, code, src, stat);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

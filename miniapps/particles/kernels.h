@@ -102,17 +102,17 @@ void launch_pt_kick_drift_wrap(int n, double *x, double *v, const double *f, dou
                                cudaStream_t stream);
 /* kx[3 j + a]: the order cell coordinates of slots [0, nslots) as held (a build's codes). */
 void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cudaStream_t stream);
-/* count[i] = the length of owned particle i's list (pt_list_build_one over the cell matrix);
- * stat[0] += every length, stat[1] = the longest (stat zeroed by the caller). */
-void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                          const int *nbr, const int *cstart, double rl2, int *count, unsigned long long *stat,
+/* The lists of owned particles [0, n), transposed (neighbor.h's layout st: entry k of particle
+ * i at list[k st + i], st >= n), each the slots within sqrt(rl2) of the 27 cells around its
+ * cell in (code, id) order (pt_list_build_one's lists), every copy's slot (>= n) replaced by the
+ * particle it copies, src[slot - n]; kx: pt_order_slots. count[i] = the length; a list longer
+ * than cap is only counted. stat[0] += every length, stat[1] = the longest (stat zeroed by the
+ * caller). A warp per particle; pt_list_build_shared(cap) bytes of shared memory a block. */
+void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
+                          const int *nbr, const int *cstart, double rl2, int cap, int st, int *count,
+                          int *list, int *code, const int *src, unsigned long long *stat,
                           cudaStream_t stream);
-/* The lists, transposed (neighbor.h's layout st: entry k of particle i at list[k st + i], st >=
- * n), in (code, id) order (tl, tc: scratch in the same layout), then every copy's slot (>= n)
- * replaced by the particle it copies, src[slot - n]. */
-void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                         const int *nbr, const int *cstart, double rl2, const int *count, int st, int *list,
-                         int *code, int *tl, int *tc, const int *src, cudaStream_t stream);
+size_t pt_list_build_shared(int cap);
 /* After a build: kc = pt_order_cells of particles [0, n), moved = 0, xb = x. */
 void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved, double *xb,
                               cudaStream_t stream);

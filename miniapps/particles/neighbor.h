@@ -196,6 +196,13 @@ static inline KIT_HD int pt_list_reorder(const pt_order *o, int i, const double 
   return changed;
 }
 
+/* 1 if a slot at xj is within sqrt(rl2) of (xi, yi, zi): a build's test, written once for
+ * pt_list_build_one and the GPU's warp build (kernels.cu), so both keep the same pairs. */
+static inline KIT_HD int pt_list_within(double xi, double yi, double zi, const double *xj, double rl2) {
+  const double dx = xi - xj[0], dy = yi - xj[1], dz = zi - xj[2];
+  return dx * dx + dy * dy + dz * dz < rl2;
+}
+
 /* One particle's list: the slots j != i of the 27 cells around its cell c (nbr, cstart: the
  * cell matrix of the cells of side >= rc + skin, as lj_force_on walks it) nearer than
  * sqrt(rl2), at positions x where the copies are shifted next to the subdomain as the cells
@@ -203,7 +210,8 @@ static inline KIT_HD int pt_list_reorder(const pt_order *o, int i, const double 
  * slot at x (3 per slot). Written to entries [0 ..) of list (layout st) with their codes in
  * code, in (code, id) order (scratch tl, tc of `cap` entries in the same layout and count of
  * PT_ORDER_CODES + 1, pt_list_sort_fresh). Returns the count; beyond cap, the count it would
- * need (then nothing is in order). *checked: the distances it computed. */
+ * need (then nothing is in order). *checked: the distances it computed. The host's build
+ * (nlist.c); a GPU builds the same lists a warp per particle (kernels.cu). */
 static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const int *kx, const int64_t *id,
                                            const int *nbr, const int *cstart, double rl2, int *list,
                                            int *code, int st, int cap, int *tl, int *tc, int *count,
@@ -215,18 +223,8 @@ static inline KIT_HD int pt_list_build_one(int i, int c, const double *x, const 
     const int nb = nbr[27 * c + m], j0 = cstart[nb], j1 = cstart[nb + 1]; /* not reread after a store */
     tested += j1 - j0;
     for (int j = j0; j < j1; ++j) {
-      const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-#ifdef __CUDA_ARCH__
-      /* On a GPU every store reaches memory: store only what is kept (the same entries). */
-      if ((r2 < rl2) & (j != i)) {
-        if (n < cap) PT_AT(list, n, st) = j;
-        ++n;
-      }
-#else
       if (n < cap) PT_AT(list, n, st) = j; /* kept or overwritten: no branch on the distance */
-      n += (r2 < rl2) & (j != i);
-#endif
+      n += pt_list_within(xi, yi, zi, x + 3 * j, rl2) & (j != i);
     }
   }
   *checked += tested - 1; /* i itself is no pair */

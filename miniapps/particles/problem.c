@@ -413,13 +413,13 @@ static void memory(const pt_problem *pb, const kit_env *env, int needs_gpu, int 
       (700.0 * n / (env->nranks * T) + PT_CELL_DEVICE_BYTES * tile_cells) * T / (devices > 0 ? devices : 1) +
       64e6;
   /* --neighbor list on a GPU (one rank): the lists transposed, every column as long as the
-   * longest list (taken as 1.5 times the mean, plus the 1/8 the tile adds), four arrays of 4
-   * bytes (the lists, their codes, the build's two scratch arrays), and per particle the order
-   * cells, the positions at the build, the counts and the build's order cells of every slot. */
+   * longest list (taken as 1.5 times the mean, plus the 1/8 the tile adds), two arrays of 4
+   * bytes (the lists and their codes), and per particle the order cells, the positions at the
+   * build, the counts and the build's order cells of every slot. */
   if (needs_gpu && p->list) {
     const double rl = p->rc + p->skin, vol = p->box[0] * p->box[1] * p->box[2];
     const double nbrs = 4.0 / 3.0 * 3.14159265358979 * rl * rl * rl * (vol > 0 ? n / vol : 0.0);
-    *device += n * (16.0 * 1.125 * 1.5 * (nbrs + 8.0) + 80.0);
+    *device += n * (8.0 * 1.125 * 1.5 * (nbrs + 8.0) + 80.0);
   }
 }
 

@@ -503,8 +503,9 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
-  (void)attr, (void)device;
-  *value = 1;
+  (void)device;
+  /* An H100's shared memory per block (opted in): the particles list build sizes by it. */
+  *value = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 227 * 1024 : 1;
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {

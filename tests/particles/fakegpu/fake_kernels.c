@@ -500,66 +500,63 @@ typedef struct {
   int st;
   int *list, *code, *tl, *tc;
   const int *src;
+  int cap;
 } lb_arg;
-static void lcount_run(void *p) {
+/* The warp build's contract (kernels.cu): every list counted; those within cap written in
+ * (code, id) order with copies named by the particle they copy; longer ones only counted. */
+static void lbuild_run(void *p) {
   lb_arg *a = p;
-  NEED(a->cell, a->n, "list_count cell");
-  NEED(a->count, a->n, "list_count count");
-  NEED(a->stat, 2, "list_count stat");
-  for (int i = a->n - 1; i >= 0; --i) {
+  NEED(a->cell, a->n, "list_build cell");
+  NEED(a->count, a->n, "list_build count");
+  NEED(a->stat, 2, "list_build stat");
+  if (a->st < a->n) fk_fail("list_build: stride %d below the %d particles", a->st, a->n);
+  const size_t nsrc = fk_extent(a->src, "list_build src") / sizeof(int);
+  int longest = 1;
+  for (int i = 0; i < a->n; ++i) {
     const int m = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, NULL, NULL, 1, 0,
                                  NULL, NULL);
     a->count[i] = m;
     a->stat[0] += (unsigned long long)m;
     if ((unsigned long long)m > a->stat[1]) a->stat[1] = (unsigned long long)m;
+    if (m > longest) longest = m;
+    if (m > 0 && m <= a->cap) { /* the entries a kernel writes: k st + i, k < m */
+      NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_build list");
+      NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_build code");
+    }
   }
+  /* Each list built contiguously in scratch (pt_list_build_one), then stored transposed. */
+  int *scr[4];
+  for (int k = 0; k < 4; ++k)
+    if (!(scr[k] = malloc((size_t)longest * sizeof(int)))) fk_fail("list_build: out of host memory");
+  for (int i = a->n - 1; i >= 0; --i) {
+    const int m = a->count[i];
+    if (m > a->cap) continue;
+    fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, scr[0], scr[1], 1, m, scr[2],
+                   scr[3]);
+    for (int k = 0; k < m; ++k) {
+      int e = scr[0][k];
+      if (e >= a->n) {
+        if ((size_t)(e - a->n) >= nsrc) fk_fail("list_build: copy slot %d beyond src", e);
+        e = a->src[e - a->n];
+      }
+      PT_AT(a->list + i, k, a->st) = e;
+      PT_AT(a->code + i, k, a->st) = scr[1][k];
+    }
+  }
+  for (int k = 0; k < 4; ++k) free(scr[k]);
 }
-void launch_pt_list_count(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                          const int *nbr, const int *cstart, double rl2, int *count, unsigned long long *stat,
+void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
+                          const int *nbr, const int *cstart, double rl2, int cap, int st, int *count,
+                          int *list, int *code, const int *src, unsigned long long *stat,
                           cudaStream_t stream) {
   if (n <= 0) return;
   ARG(lb_arg);
-  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, stat, 1, NULL, NULL, NULL, NULL, NULL};
-  const void *t[] = {cell, x, kx, id, nbr, cstart, count, stat};
-  fk_enqueue(stream, "list_count", lcount_run, a, t, 8);
+  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, stat, st, list, code, NULL, NULL, src, cap};
+  const void *t[] = {cell, x, kx, id, nbr, cstart, count, list, code, src, stat};
+  fk_enqueue(stream, "list_build", lbuild_run, a, t, 11);
 }
-/* The transposed lists' extent: entry k of particle i at k st + i, k < count[i]. */
-static void need_lists(const lb_arg *a, const int *list, const char *what) {
-  for (int i = 0; i < a->n; ++i)
-    if (a->count[i] > 0) NEED(list, (size_t)(a->count[i] - 1) * a->st + i + 1, what);
-}
-static void lfill_run(void *p) {
-  lb_arg *a = p;
-  NEED(a->cell, a->n, "list_fill cell");
-  NEED(a->count, a->n, "list_fill count");
-  if (a->st < a->n) fk_fail("list_fill: stride %d below the %d particles", a->st, a->n);
-  need_lists(a, a->list, "list_fill list");
-  need_lists(a, a->code, "list_fill code");
-  need_lists(a, a->tl, "list_fill tl");
-  need_lists(a, a->tc, "list_fill tc");
-  const size_t nsrc = fk_extent(a->src, "list_fill src") / sizeof(int);
-  for (int i = a->n - 1; i >= 0; --i) {
-    const int m = a->count[i];
-    const int got = fake_build_one(i, a->cell, a->x, a->kx, a->id, a->nbr, a->cstart, a->rl2, a->list + i,
-                                   a->code + i, a->st, m, a->tl + i, a->tc + i);
-    if (got != m) fk_fail("list_fill: particle %d has %d entries, counted %d", i, got, m);
-    for (int k = 0; k < m; ++k) {
-      int *e = &PT_AT(a->list + i, k, a->st);
-      if (*e >= a->n) {
-        if ((size_t)(*e - a->n) >= nsrc) fk_fail("list_fill: copy slot %d beyond src", *e);
-        *e = a->src[*e - a->n];
-      }
-    }
-  }
-}
-void launch_pt_list_fill(int n, const int *cell, const double *x, const int *kx, const int64_t *id,
-                         const int *nbr, const int *cstart, double rl2, const int *count, int st, int *list,
-                         int *code, int *tl, int *tc, const int *src, cudaStream_t stream) {
-  if (n <= 0) return;
-  ARG(lb_arg);
-  *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, (int *)count, NULL, st, list, code, tl, tc, src};
-  const void *t[] = {cell, x, kx, id, nbr, cstart, count, list, code, tl, tc, src};
-  fk_enqueue(stream, "list_fill", lfill_run, a, t, 12);
+size_t pt_list_build_shared(int cap) {
+  return (size_t)4 * (size_t)cap * 12; /* kernels.cu's: four warps, a key and a slot an entry */
 }
 
 typedef struct {
