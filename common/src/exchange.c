@@ -428,6 +428,18 @@ void kit_exchange_resize(kit_exchange *x, size_t count) {
   x->halo.count = count;
 }
 
+void kit_exchange_set_counts(kit_exchange *x, const size_t *send_count, const size_t *recv_count) {
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->links[k].rank == MPI_PROC_NULL) continue;
+    if (send_count[k] * x->elem > x->cap_send[k] || recv_count[k] * x->elem > x->cap_recv[k])
+      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+              "kit_exchange_set_counts: link %d: %zu and %zu elements exceed the %zu and %zu bytes set up", k,
+              send_count[k], recv_count[k], x->cap_send[k], x->cap_recv[k]);
+    x->links[k].send_count = send_count[k];
+    x->links[k].recv_count = recv_count[k];
+  }
+}
+
 static void stream_sync(const kit_exchange *x, void *stream) {
 #ifdef KIT_HAVE_CUDA
   if (!x->on_host) KIT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));

@@ -9,6 +9,8 @@
 #            would take minutes; the transports' tests verify at small L)
 #   tetfv    two-stream, box:100 (strong; 6 M cells), --reorder none (box:150 takes 70-95 s of
 #            serial set-up a run, too long for a device call per transport)
+#   bfs      two-stream, scale BFS_COMM_SCALE (22) in total (strong), 8 roots, each search
+#            validated; on P GPUs a P x 1 grid (expand messages only) and a 1 x P grid (fold only)
 # KIT_COMMS="host ipc nccl nvshmem" (the default) names the transports to run.
 set -u
 app=$1; out=$2; bin=${3:-build/bin/$app}
@@ -41,5 +43,14 @@ case $app in
       [ "$np" -le "$ngpu" ] || continue
       for c in $comms; do mpi $np --variant two-stream --comm $c $big; done
     done ;;
-  *) echo "usage: comm_sweep.sh laplace|lbm|ising|tetfv OUT.jsonl [BIN]" >&2; exit 2 ;;
+  bfs)
+    sc="--scale ${BFS_COMM_SCALE:-22} --roots 8"
+    run "$bin" --variant two-stream $sc
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      for grid in ${np}x1 1x${np}; do
+        for c in $comms; do mpi $np --variant two-stream --comm $c --grid $grid $sc; done
+      done
+    done ;;
+  *) echo "usage: comm_sweep.sh laplace|lbm|ising|tetfv|bfs OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

@@ -37,7 +37,11 @@ typedef struct bfs_params {
   const char *message_matrix; /* --message-matrix FILE: the first timed search's per-pair bytes (matrix.c) */
   const char *partition; /* --partition block|cyclic: vertex v in block v*P/N (block) or v mod P (cyclic) */
   int frontier_table;    /* --frontier-table: Rossetti's next-level frontier arrays, m and n (frontier.c) */
+  const char *comm;      /* --comm: how naive's and two-stream's frontier messages travel (kit/exchange.h) */
 } bfs_params;
+/* The variants whose messages may go device to device (--comm); the others stage through the
+ * host (multi-thread's and hybrid's messages are host memory already). */
+#define BFS_COMM_VARIANTS "naive|two-stream"
 
 /* The transfer mode of a --transfer word. */
 int bfs_transfer_mode(const char *word);

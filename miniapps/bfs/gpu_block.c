@@ -11,6 +11,7 @@
 #include "claim.h"
 #include "exchange.h"
 #include "kit/check.h"
+#include "kit/exchange.h"
 #include "kit/ranges.h"
 #include "kit/runtime.h"
 
@@ -128,6 +129,59 @@ void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geo
                             best, s);
 }
 
+/* --comm's exchanges (gpu_block.h, xcol and xrow): a link to every other member of this
+ * rank's grid column and of its grid row, over MPI_COMM_WORLD (world rank i C + j), each with
+ * room for the largest message any link carries: an expand message is its sender's frontier,
+ * a fold message a section of its receiver's vertices, each at most that rank's own_pad
+ * indices (or own_pad/32 bitmap words). One room for every link, the largest own_pad of the
+ * job, so the two ends of a link agree on it whatever the padding. */
+static void comm_init(bfs_gpu *b, kit_comm kind) {
+  const bfs_graph *g = b->g;
+  const int peers = (g->R > g->C ? g->R : g->C);
+  long long most = (long long)g->own_pad;
+  KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
+  const size_t cap = (size_t)most;
+  kit_link *links = kit_malloc((size_t)peers * sizeof *links, "exchange links");
+  int n = 0;
+  for (int ii = 0; ii < g->R; ++ii)
+    if (ii != g->i) links[n++] = (kit_link){ii * g->C + g->j, cap, cap, 0, 0};
+  if (n > 0) {
+    b->xcol = kit_malloc(sizeof *b->xcol, "exchange");
+    kit_exchange_init_links(b->xcol, kind, MPI_COMM_WORLD, n, links, MPI_UINT32_T, sizeof(uint32_t), 0);
+  }
+  n = 0;
+  for (int jj = 0; jj < g->C; ++jj)
+    if (jj != g->j) links[n++] = (kit_link){g->i * g->C + jj, cap, cap, 0, 0};
+  if (n > 0) {
+    b->xrow = kit_malloc(sizeof *b->xrow, "exchange");
+    kit_exchange_init_links(b->xrow, kind, MPI_COMM_WORLD, n, links, MPI_UINT32_T, sizeof(uint32_t), 0);
+  }
+  free(links);
+  b->m_send = kit_malloc((size_t)peers * sizeof *b->m_send, "exchange buffers");
+  b->m_scount = kit_malloc((size_t)peers * sizeof *b->m_scount, "exchange counts");
+  b->x_send = kit_malloc((size_t)peers * sizeof *b->x_send, "exchange buffers");
+  b->x_recv = kit_malloc((size_t)peers * sizeof *b->x_recv, "exchange buffers");
+  b->x_scount = kit_malloc((size_t)peers * sizeof *b->x_scount, "exchange counts");
+  b->x_rcount = kit_malloc((size_t)peers * sizeof *b->x_rcount, "exchange counts");
+}
+
+/* One exchange over x (xcol or xrow) among `members` (R or C) with this rank at `self`: member
+ * m's message to this rank lands at d_rbuf + rdispl[m] (rcount[m] words, from the headers);
+ * this rank sends m_send[m] (m_scount[m] words) to member m. Ordered on s. */
+static void comm_run(bfs_gpu *b, kit_exchange *x, int members, int self, cudaStream_t s) {
+  int k = 0;
+  for (int m = 0; m < members; ++m) {
+    if (m == self) continue;
+    b->x_send[k] = b->m_send[m];
+    b->x_scount[k] = b->m_scount[m];
+    b->x_recv[k] = b->d_rbuf + b->rdispl[m];
+    b->x_rcount[k] = (size_t)b->rcount[m];
+    ++k;
+  }
+  kit_exchange_set_counts(x, b->x_scount, b->x_rcount);
+  kit_exchange_run(x, b->x_send, b->x_recv, s);
+}
+
 void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   memset(b, 0, sizeof *b);
   const bfs_graph *g = c->g;
@@ -196,6 +250,8 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   b->rdispl = kit_malloc((size_t)peers * sizeof(int), "counts");
   if (g->C > 1) b->keys_in = kit_malloc((size_t)g->C * g->own_pad * sizeof(int64_t), "parent keys");
   bfs_work_init(&b->work, bfs_work_items(g));
+  if ((flags & BFS_GPU_COMM) && c->p->comm && kit_comm_of(c->p->comm) != KIT_COMM_HOST)
+    comm_init(b, kit_comm_of(c->p->comm));
   (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
   /* The memsets and copies above ran on the legacy stream: finish them before any
    * non-blocking stream touches these buffers. */
@@ -204,6 +260,18 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
 
 void bfs_gpu_free(bfs_gpu *b) {
   KIT_CUDA_CHECK(cudaSetDevice(b->device));
+  kit_exchange *xs[] = {b->xcol, b->xrow};
+  for (int k = 0; k < 2; ++k)
+    if (xs[k]) {
+      kit_exchange_free(xs[k]);
+      free(xs[k]);
+    }
+  free(b->m_send);
+  free(b->m_scount);
+  free(b->x_send);
+  free(b->x_recv);
+  free(b->x_scount);
+  free(b->x_rcount);
   bfs_work_free(&b->work);
   void *dev[] = {b->d_col_off, b->d_col_begin, b->d_row_words, b->front,  b->visited,
                  b->recv,      b->own_list,    b->level,       b->parent, b->best_own,
@@ -302,22 +370,32 @@ int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream
   const int hdr[3] = {bm, bfs_msg_int(words), bfs_msg_int(bm ? count : words)};
   KIT_MPI_CHECK(MPI_Allgather(hdr, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->col));
   bfs_recv_layout(b->hdr_r, 3, g->R, b->rcount, b->rdispl);
-  /* This rank's message goes straight to where the gather puts it (MPI_IN_PLACE). */
-  if (words > 0)
-    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], payload, (size_t)words * sizeof(uint32_t),
-                                   cudaMemcpyDeviceToHost, s));
-  KIT_CUDA_CHECK(
-      cudaStreamSynchronize(s)); /* the message is in host memory; earlier H2Ds out of h_xr are done */
-  KIT_MPI_CHECK(
-      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_UINT32_T, b->h_xr, b->rcount, b->rdispl, MPI_UINT32_T, g->col));
-  /* The others' messages up to the GPU, each merged into its member's section. */
+  if (b->xcol) { /* --comm: device to device, the same message to each member */
+    for (int ii = 0; ii < g->R; ++ii) {
+      b->m_send[ii] = (void *)payload;
+      b->m_scount[ii] = (size_t)words;
+    }
+    comm_run(b, b->xcol, g->R, g->i, s);
+  } else {
+    /* This rank's message goes straight to where the gather puts it (MPI_IN_PLACE). */
+    if (words > 0)
+      KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_xr + b->rdispl[g->i], payload, (size_t)words * sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(
+        cudaStreamSynchronize(s)); /* the message is in host memory; earlier H2Ds out of h_xr are done */
+    KIT_MPI_CHECK(
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_UINT32_T, b->h_xr, b->rcount, b->rdispl, MPI_UINT32_T, g->col));
+  }
+  /* The others' messages (up to the GPU, where they came by the host), each merged into its
+   * member's section. */
   int64_t merged = 0;
   for (int ii = 0; ii < g->R; ++ii) {
     if (ii == g->i || b->rcount[ii] == 0 || bfs_gpu_drop_remote()) continue;
     uint32_t *msg = b->d_rbuf + b->rdispl[ii];
     uint32_t *sec = b->colbits + g->col_off[ii] / 32;
-    KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_xr + b->rdispl[ii], (size_t)b->rcount[ii] * sizeof(uint32_t),
-                                   cudaMemcpyHostToDevice, s));
+    if (!b->xcol)
+      KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_xr + b->rdispl[ii], (size_t)b->rcount[ii] * sizeof(uint32_t),
+                                     cudaMemcpyHostToDevice, s));
     if (b->hdr_r[3 * ii])
       launch_bfs_or(sec, msg, b->rcount[ii], s);
     else
@@ -363,8 +441,16 @@ void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
         if (b->prune) words = bfs_gpu_sort_unique(w, b->d_sbuf + at, count, s);
         src = b->d_sbuf + at;
       }
-      KIT_CUDA_CHECK(
-          cudaMemcpyAsync(b->h_fs + at, src, (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+      if (b->xrow) { /* --comm: sent from where it is, after the headers */
+        b->m_send[jj] = (void *)src;
+        b->m_scount[jj] = (size_t)words;
+      } else {
+        KIT_CUDA_CHECK(
+            cudaMemcpyAsync(b->h_fs + at, src, (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+      }
+    } else if (b->xrow) {
+      b->m_send[jj] = NULL;
+      b->m_scount[jj] = 0;
     }
     b->hdr_s[3 * jj] = bm;
     b->hdr_s[3 * jj + 1] = bfs_msg_int(words);
@@ -374,16 +460,21 @@ void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
     at += words;
     bfs_count_fold(g, jj, bm, words, count, t);
   }
-  KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* messages in host memory; earlier H2Ds out of h_fr done */
+  if (!b->xrow)
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* messages in host memory; earlier H2Ds out of h_fr done */
   KIT_MPI_CHECK(MPI_Alltoall(b->hdr_s, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->row));
   bfs_recv_layout(b->hdr_r, 3, g->C, b->rcount, b->rdispl);
-  KIT_MPI_CHECK(MPI_Alltoallv(b->h_fs, b->scount, b->sdispl, MPI_UINT32_T, b->h_fr, b->rcount, b->rdispl,
-                              MPI_UINT32_T, g->row));
+  if (b->xrow)
+    comm_run(b, b->xrow, g->C, g->j, s);
+  else
+    KIT_MPI_CHECK(MPI_Alltoallv(b->h_fs, b->scount, b->sdispl, MPI_UINT32_T, b->h_fr, b->rcount, b->rdispl,
+                                MPI_UINT32_T, g->row));
   for (int jj = 0; jj < g->C; ++jj) {
     if (jj == g->j || b->rcount[jj] == 0 || bfs_gpu_drop_remote()) continue;
     uint32_t *msg = b->d_rbuf + b->rdispl[jj];
-    KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_fr + b->rdispl[jj], (size_t)b->rcount[jj] * sizeof(uint32_t),
-                                   cudaMemcpyHostToDevice, s));
+    if (!b->xrow)
+      KIT_CUDA_CHECK(cudaMemcpyAsync(msg, b->h_fr + b->rdispl[jj], (size_t)b->rcount[jj] * sizeof(uint32_t),
+                                     cudaMemcpyHostToDevice, s));
     if (b->hdr_r[3 * jj])
       launch_bfs_or(b->recv, msg, b->rcount[jj], s);
     else

@@ -85,8 +85,9 @@ void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geo
 
 /* bfs_gpu_init flags. */
 enum {
-  BFS_GPU_ROW_KEYS = 1, /* keep the row's keys (best) on the device */
-  BFS_GPU_HOST_KEYS = 2 /* pinned host keys for the row even when C = 1 (hybrid, multi-thread) */
+  BFS_GPU_ROW_KEYS = 1,  /* keep the row's keys (best) on the device */
+  BFS_GPU_HOST_KEYS = 2, /* pinned host keys for the row even when C = 1 (hybrid, multi-thread) */
+  BFS_GPU_COMM = 4       /* the frontier messages go by --comm (naive, two-stream): see xcol */
 };
 
 /* One rank's frontier state on one GPU. Index spaces as in bfs_graph: owned (own_pad),
@@ -117,7 +118,15 @@ typedef struct bfs_gpu {
   unsigned long long *h_count;      /* pinned */
   int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl; /* MPI counts */
   int64_t *keys_in; /* C > 1: C * own_pad, the row's keys for the own section */
-  bfs_work work;    /* scratch of the stream that runs the exchanges */
+  /* --comm other than host (BFS_GPU_COMM): the expand's and the fold's payloads go device to
+   * device through kit/exchange.h, a link to each other member of the grid column (xcol) and
+   * of the grid row (xrow), each sized for the largest message; the headers still travel by
+   * MPI first (counts first, kit_exchange_set_counts). NULL: host staging and MPI
+   * collectives, as the cpu variant's messages. */
+  struct kit_exchange *xcol, *xrow;
+  void **m_send, **x_send, **x_recv; /* per member (m_) and per link (x_): the buffers */
+  size_t *m_scount, *x_scount, *x_rcount;
+  bfs_work work; /* scratch of the stream that runs the exchanges */
 } bfs_gpu;
 
 /* Allocates everything on `device` (made current); the caller uploads its own CSR(s). */

@@ -8,6 +8,7 @@
  *   mpiexec -n 4 build/bin/bfs --scale 14 --grid 2x2 --transfer auto --json - */
 #include <stdlib.h>
 
+#include "kit/exchange.h"
 #include "run.h"
 
 static const kit_variant *const variants[] = {
@@ -55,6 +56,7 @@ static void describe(const void *params, const void *ctx, const kit_variant *v, 
   kit_json_bool(j, "prune", p->prune);
   kit_json_string(j, "partition", p->partition);
   kit_json_string(j, "direction", p->direction);
+  kit_json_string(j, "comm", kit_variant_in(BFS_COMM_VARIANTS, v->name) ? p->comm : "host");
   /* BFS_DISCOVER=thread|edges overrides a GPU variant's discovery kernel (labs): record it, so
    * two runs that differ only there can be told apart. */
   kit_json_string(j, "discover", getenv("BFS_DISCOVER") ? getenv("BFS_DISCOVER") : "variant default");
@@ -71,7 +73,8 @@ int main(int argc, char **argv) {
                       .transfer = "auto",
                       .nroots = 64,
                       .root = -1,
-                      .partition = "block"}};
+                      .partition = "block",
+                      .comm = "host"}};
   bfs_params *p = &a.p;
   kit_option opts[KIT_RUN_NOPTS + 15];
   int n = kit_run_options(&p->run, opts);
@@ -105,6 +108,7 @@ int main(int argc, char **argv) {
       {"partition", KIT_OPT_STRING, &p->partition, "KIND", "vertex owners: consecutive blocks, or cyclic (v mod P, P = R*C: Rossetti's slides), by relabelling before kernel 1", 1, 0, 0, "block|cyclic", NULL, NULL},
       {"frontier-table", KIT_OPT_FLAG, &p->frontier_table, NULL, "count the slides' next-level frontier arrays per level (m entries, n after sort-unique; untimed, after each search); table and unique_ratio", 1, 0, 1, NULL, NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},
+      {"comm", KIT_OPT_STRING, &p->comm, "T", "how the expand's and fold's payloads move between processes (kit/exchange.h; the headers go by MPI first) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, BFS_COMM_VARIANTS},
       {"message-matrix", KIT_OPT_STRING, &p->message_matrix, "FILE", "write the first timed search's bytes per sender and receiver, expand and fold, one JSON line per level", 1, 0, 0, NULL, NULL, NULL},
   };
   /* clang-format on */

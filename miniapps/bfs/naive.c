@@ -32,7 +32,7 @@ static void *naive_setup(const void *ctx) {
   const bfs_ctx *c = ctx;
   naive_state *s = calloc(1, sizeof *s);
   s->r.c = *c;
-  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS);
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_COMM);
   bfs_dev_csr_upload(&s->csr, c->g, c->g->xoff, c->g->adj);
   KIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
   s->kind = bfs_discover_kind(BFS_DISCOVER_THREAD);

@@ -11,6 +11,7 @@
 #include "bitmap.h"
 #include "direction.h"
 #include "kit/check.h"
+#include "kit/exchange.h"
 #include "kit/input.h"
 #include "partition.h"
 #include "run.h"
@@ -118,10 +119,16 @@ static void memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpu
     *device = 8.0 * M / P + 60.0 * ncol * gpus + 20.0 * nrow + 32.0 * N / P;
     *host += 12.0 * nrow + 8.0 * ncol;
   }
+  /* --comm ipc or nvshmem (gpu_block.c's comm_init): two inbox slots of the largest own
+   * section, 4 bytes a vertex, per link to each other member of the grid column and row. */
+  if (needs_gpu && (strcmp(a->p.comm, "ipc") == 0 || strcmp(a->p.comm, "nvshmem") == 0))
+    *device += 2.0 * 4.0 * (N / P + 32.0) * (grid[0] - 1 + grid[1] - 1);
 }
 
 /* The graph's size (--graph: the file, read on rank 0) and the bytes it will take. */
 int bfs_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {
+  const int crc = kit_comm_check(env, "bfs", BFS_COMM_VARIANTS, v->name, ((const bfs_args *)params)->p.comm);
+  if (crc >= 0) return crc;
   const int rc = plan_graph(env, params);
   if (rc >= 0) return rc;
   memory(env, params, v->needs_gpu, gpus, host, device);

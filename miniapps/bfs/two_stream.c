@@ -48,7 +48,7 @@ static void *ts_setup(const void *ctx) {
   ts_state *s = calloc(1, sizeof *s);
   const bfs_graph *g = c->g;
   s->r.c = *c;
-  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS);
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_COMM);
   int64_t *xoff;
   uint32_t *adj;
   const int64_t lo = g->row_off[g->j], hi = g->row_off[g->j + 1];

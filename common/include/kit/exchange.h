@@ -113,6 +113,11 @@ void kit_exchange_free(kit_exchange *x);
 /* Later messages carry `count` elements on every link, at most what each link was set up
  * with (the message-size sweeps of labs/11-gpu-direct). */
 void kit_exchange_resize(kit_exchange *x, size_t count);
+/* Messages whose sizes change from one exchange to the next (bfs's frontiers: counts first,
+ * then the data): link k's next messages carry send_count[k] and recv_count[k] elements, each
+ * at most what the link was set up with (its capacity); the two ends of a link must agree,
+ * so the counts travel first (a small MPI message of the app's own). 0: no message. */
+void kit_exchange_set_counts(kit_exchange *x, const size_t *send_count, const size_t *recv_count);
 /* One exchange: link k's send[k] (send_count elements, contiguous) goes to that neighbour,
  * whose message lands in recv[k]; ordered on `stream` (a cudaStream_t): work queued on it
  * after the call sees the received data, and may overwrite the send buffers. A NULL send[k]
