@@ -569,7 +569,7 @@ void pt_tile_list_build(pt_gpu_tile *t) {
     int dev = 0, optin = 0;
     KIT_CUDA_CHECK(cudaGetDevice(&dev));
     KIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (pt_list_build_shared(t->lcols) > (size_t)optin)
+    if (pt_list_build_shared(t->lcols) + PT_LIST_BUILD_STATIC > (size_t)optin)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
               "gpu tile: a neighbour list of %d entries is longer than the GPU build holds (%zu bytes of "
               "shared memory); --neighbor cells has no such limit",

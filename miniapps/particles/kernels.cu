@@ -314,7 +314,6 @@ extern "C" void launch_pt_order_slots(int nslots, const double *x, pt_order o, i
  * both within rl, the box being at least three build cells across), so the list is written
  * in order without a sort. A list longer than `cap` is only counted (count[i]); the host
  * builds again with room for the longest (stat[1]). */
-#define LB_WARPS 4
 #define LB_ID_BITS 40 /* a key: code << 40 | id (ids below 2^40) */
 
 __global__ void pt_list_build_kernel(int n, const int *__restrict__ cell, const double *__restrict__ x,
@@ -324,7 +323,7 @@ __global__ void pt_list_build_kernel(int n, const int *__restrict__ cell, const 
                                      int *__restrict__ code, const int *__restrict__ src,
                                      unsigned long long *stat) {
   extern __shared__ unsigned long long lb_key[]; /* cap keys per warp, then cap slots per warp */
-  __shared__ int row0[LB_WARPS][27], first[LB_WARPS][27];
+  __shared__ int row0[PT_LIST_BUILD_WARPS][27], first[PT_LIST_BUILD_WARPS][27];
   const unsigned all = 0xffffffffu;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, warps = blockDim.x >> 5;
   unsigned long long *key = lb_key + (size_t)w * cap;
@@ -401,7 +400,7 @@ __global__ void pt_list_build_kernel(int n, const int *__restrict__ cell, const 
 }
 
 extern "C" size_t pt_list_build_shared(int cap) {
-  return (size_t)LB_WARPS * (size_t)cap * (sizeof(unsigned long long) + sizeof(int));
+  return (size_t)PT_LIST_BUILD_WARPS * (size_t)cap * (sizeof(unsigned long long) + sizeof(int));
 }
 
 extern "C" void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx,
@@ -410,16 +409,17 @@ extern "C" void launch_pt_list_build(int n, const int *cell, const double *x, co
                                      unsigned long long *stat, cudaStream_t stream) {
   if (n <= 0) return;
   const size_t shared = pt_list_build_shared(cap);
-  if (shared > 48 * 1024)
+  if (shared + PT_LIST_BUILD_STATIC > 48 * 1024) /* beyond the default: opt in */
     KIT_CUDA_CHECK(
         cudaFuncSetAttribute(pt_list_build_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   int dev = 0, sms = 0;
   KIT_CUDA_CHECK(cudaGetDevice(&dev));
   KIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   /* Enough blocks to fill the GPU; each warp then takes particles i, i + grid warps, ... */
-  const int need = (n + LB_WARPS - 1) / LB_WARPS, blocks = need < 32 * sms ? need : 32 * sms;
-  pt_list_build_kernel<<<blocks, 32 * LB_WARPS, shared, stream>>>(n, cell, x, kx, id, nbr, cstart, rl2, cap,
-                                                                  st, count, list, code, src, stat);
+  const int need = (n + PT_LIST_BUILD_WARPS - 1) / PT_LIST_BUILD_WARPS,
+            blocks = need < 32 * sms ? need : 32 * sms;
+  pt_list_build_kernel<<<blocks, 32 * PT_LIST_BUILD_WARPS, shared, stream>>>(
+      n, cell, x, kx, id, nbr, cstart, rl2, cap, st, count, list, code, src, stat);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -113,6 +113,10 @@ void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx
                           int *list, int *code, const int *src, unsigned long long *stat,
                           cudaStream_t stream);
 size_t pt_list_build_shared(int cap);
+/* Its warps per block, and the shared memory a block has besides (each warp's 27 cells' rows
+ * and candidate offsets): a block needs pt_list_build_shared(cap) + PT_LIST_BUILD_STATIC. */
+#define PT_LIST_BUILD_WARPS 4
+#define PT_LIST_BUILD_STATIC (2 * PT_LIST_BUILD_WARPS * 27 * sizeof(int))
 /* After a build: kc = pt_order_cells of particles [0, n), moved = 0, xb = x. */
 void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved, double *xb,
                               cudaStream_t stream);

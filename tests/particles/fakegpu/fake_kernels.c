@@ -556,7 +556,7 @@ void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx
   fk_enqueue(stream, "list_build", lbuild_run, a, t, 11);
 }
 size_t pt_list_build_shared(int cap) {
-  return (size_t)4 * (size_t)cap * 12; /* kernels.cu's: four warps, a key and a slot an entry */
+  return (size_t)PT_LIST_BUILD_WARPS * (size_t)cap * 12; /* kernels.cu's: a key and a slot an entry */
 }
 
 typedef struct {
