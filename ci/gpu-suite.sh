@@ -11,7 +11,9 @@
 # lbm also lbm-halo; comm-APP: labs/scripts/comm_sweep.sh APP (each --comm on 1, 2, 4 GPUs); `halo`: kit-halo-sweep on 2 and 4 GPUs (labs/11-gpu-direct); `sanitize`: compute-sanitizer
 # over every GPU variant's smoke test, ci/compute_sanitize.py, after the tests, so run it with
 # KIT_CTEST_LABELS=smoke at least; KIT_SKIP_TESTS=1 skips the tests; KIT_BUILD_TARGETS builds
-# only those targets (then select their tests with KIT_CTEST_ARGS); KIT_CTEST_ARGS adds ctest
+# only those targets (then select their tests with KIT_CTEST_ARGS, and leave out the tests of
+# targets not built: KIT_BUILD_TARGETS=particles wants KIT_CTEST_ARGS="-R ^particles -E fakegpu",
+# since particles_fakegpu is a target of its own); KIT_CTEST_ARGS adds ctest
 # arguments such as -R REGEX, KIT_CTEST_JOBS sets its parallelism, default 8), and leave logs, JSON lines and a summary in $OUT. Device command:
 #   bash ci/gpu-suite.sh single hybrid ising-single       (carry: .deps)
 # Before sending a tree without .git, record its version for the JSON lines:
