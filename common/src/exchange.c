@@ -417,27 +417,25 @@ void kit_exchange_free(kit_exchange *x) {
   x->nlinks = 0;
 }
 
+/* Link k's next messages: sc elements out, rc in, each within what the link was set up with. */
+static void set_link_counts(kit_exchange *x, int k, size_t sc, size_t rc, const char *who) {
+  if (x->links[k].rank == MPI_PROC_NULL) return;
+  if (sc * x->elem > x->cap_send[k] || rc * x->elem > x->cap_recv[k])
+    kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
+            "%s: link %d: %zu and %zu elements exceed the %zu and %zu bytes set up", who, k, sc, rc,
+            x->cap_send[k], x->cap_recv[k]);
+  x->links[k].send_count = sc;
+  x->links[k].recv_count = rc;
+}
+
 void kit_exchange_resize(kit_exchange *x, size_t count) {
-  for (int k = 0; k < x->nlinks; ++k) {
-    if (x->links[k].rank == MPI_PROC_NULL) continue;
-    if (count * x->elem > x->cap_send[k] || count * x->elem > x->cap_recv[k])
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
-              "kit_exchange_resize: %zu elements exceed link %d as set up", count, k);
-    x->links[k].send_count = x->links[k].recv_count = count;
-  }
+  for (int k = 0; k < x->nlinks; ++k) set_link_counts(x, k, count, count, "kit_exchange_resize");
   x->halo.count = count;
 }
 
 void kit_exchange_set_counts(kit_exchange *x, const size_t *send_count, const size_t *recv_count) {
-  for (int k = 0; k < x->nlinks; ++k) {
-    if (x->links[k].rank == MPI_PROC_NULL) continue;
-    if (send_count[k] * x->elem > x->cap_send[k] || recv_count[k] * x->elem > x->cap_recv[k])
-      kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
-              "kit_exchange_set_counts: link %d: %zu and %zu elements exceed the %zu and %zu bytes set up", k,
-              send_count[k], recv_count[k], x->cap_send[k], x->cap_recv[k]);
-    x->links[k].send_count = send_count[k];
-    x->links[k].recv_count = recv_count[k];
-  }
+  for (int k = 0; k < x->nlinks; ++k)
+    set_link_counts(x, k, send_count[k], recv_count[k], "kit_exchange_set_counts");
 }
 
 static void stream_sync(const kit_exchange *x, void *stream) {

@@ -130,53 +130,51 @@ void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geo
 }
 
 /* --comm's exchanges (gpu_block.h, xcol and xrow): a link to every other member of this
- * rank's grid column and of its grid row, over MPI_COMM_WORLD (world rank i C + j), each with
- * room for the largest message any link carries: an expand message is its sender's frontier,
- * a fold message a section of its receiver's vertices, each at most that rank's own_pad
- * indices (or own_pad/32 bitmap words). One room for every link, the largest own_pad of the
- * job, so the two ends of a link agree on it whatever the padding. */
+ * rank's grid column and of its grid row, over MPI_COMM_WORLD, each with room for the largest
+ * message any link carries: an expand message is its sender's frontier, a fold message a
+ * section of its receiver's vertices, each at most that rank's own_pad indices (or own_pad/32
+ * bitmap words). One room for every link, the largest own_pad of the job, so the two ends of
+ * a link agree on it whatever the padding. Link k is member k of the column or row, this rank
+ * left out (link_of). */
+static int link_of(int member, int self) {
+  return member - (member > self);
+}
+
+/* The exchange with the other `members` of a grid line, member m being world rank
+ * first + m * stride (this rank is member `self`); NULL when it has no other member. */
+static kit_exchange *line_exchange(kit_comm kind, int members, int self, int first, int stride, size_t cap) {
+  if (members < 2) return NULL;
+  kit_link *links = kit_malloc((size_t)members * sizeof *links, "exchange links");
+  for (int m = 0; m < members; ++m)
+    if (m != self) links[link_of(m, self)] = (kit_link){first + m * stride, cap, cap, 0, 0};
+  kit_exchange *x = kit_malloc(sizeof *x, "exchange");
+  kit_exchange_init_links(x, kind, MPI_COMM_WORLD, members - 1, links, MPI_UINT32_T, sizeof(uint32_t), 0);
+  free(links);
+  return x;
+}
+
 static void comm_init(bfs_gpu *b, kit_comm kind) {
   const bfs_graph *g = b->g;
-  const int peers = (g->R > g->C ? g->R : g->C);
   long long most = (long long)g->own_pad;
   KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
-  const size_t cap = (size_t)most;
-  kit_link *links = kit_malloc((size_t)peers * sizeof *links, "exchange links");
-  int n = 0;
-  for (int ii = 0; ii < g->R; ++ii)
-    if (ii != g->i) links[n++] = (kit_link){ii * g->C + g->j, cap, cap, 0, 0};
-  if (n > 0) {
-    b->xcol = kit_malloc(sizeof *b->xcol, "exchange");
-    kit_exchange_init_links(b->xcol, kind, MPI_COMM_WORLD, n, links, MPI_UINT32_T, sizeof(uint32_t), 0);
-  }
-  n = 0;
-  for (int jj = 0; jj < g->C; ++jj)
-    if (jj != g->j) links[n++] = (kit_link){g->i * g->C + jj, cap, cap, 0, 0};
-  if (n > 0) {
-    b->xrow = kit_malloc(sizeof *b->xrow, "exchange");
-    kit_exchange_init_links(b->xrow, kind, MPI_COMM_WORLD, n, links, MPI_UINT32_T, sizeof(uint32_t), 0);
-  }
-  free(links);
-  b->m_send = kit_malloc((size_t)peers * sizeof *b->m_send, "exchange buffers");
-  b->m_scount = kit_malloc((size_t)peers * sizeof *b->m_scount, "exchange counts");
+  /* World rank i C + j: the column's members are j, C + j, ...; the row's i C, i C + 1, ... */
+  b->xcol = line_exchange(kind, g->R, g->i, g->j, g->C, (size_t)most);
+  b->xrow = line_exchange(kind, g->C, g->j, g->i * g->C, 1, (size_t)most);
+  const int peers = (g->R > g->C ? g->R : g->C);
   b->x_send = kit_malloc((size_t)peers * sizeof *b->x_send, "exchange buffers");
   b->x_recv = kit_malloc((size_t)peers * sizeof *b->x_recv, "exchange buffers");
   b->x_scount = kit_malloc((size_t)peers * sizeof *b->x_scount, "exchange counts");
   b->x_rcount = kit_malloc((size_t)peers * sizeof *b->x_rcount, "exchange counts");
 }
 
-/* One exchange over x (xcol or xrow) among `members` (R or C) with this rank at `self`: member
- * m's message to this rank lands at d_rbuf + rdispl[m] (rcount[m] words, from the headers);
- * this rank sends m_send[m] (m_scount[m] words) to member m. Ordered on s. */
+/* One exchange over x (xcol or xrow) among `members` (R or C) with this rank at `self`: the
+ * caller has put in x_send and x_scount what goes over each link; member m's message to this
+ * rank lands at d_rbuf + rdispl[m] (rcount[m] words, from the headers). Ordered on s. */
 static void comm_run(bfs_gpu *b, kit_exchange *x, int members, int self, cudaStream_t s) {
-  int k = 0;
   for (int m = 0; m < members; ++m) {
     if (m == self) continue;
-    b->x_send[k] = b->m_send[m];
-    b->x_scount[k] = b->m_scount[m];
-    b->x_recv[k] = b->d_rbuf + b->rdispl[m];
-    b->x_rcount[k] = (size_t)b->rcount[m];
-    ++k;
+    b->x_recv[link_of(m, self)] = b->d_rbuf + b->rdispl[m];
+    b->x_rcount[link_of(m, self)] = (size_t)b->rcount[m];
   }
   kit_exchange_set_counts(x, b->x_scount, b->x_rcount);
   kit_exchange_run(x, b->x_send, b->x_recv, s);
@@ -266,8 +264,6 @@ void bfs_gpu_free(bfs_gpu *b) {
       kit_exchange_free(xs[k]);
       free(xs[k]);
     }
-  free(b->m_send);
-  free(b->m_scount);
   free(b->x_send);
   free(b->x_recv);
   free(b->x_scount);
@@ -370,10 +366,10 @@ int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream
   const int hdr[3] = {bm, bfs_msg_int(words), bfs_msg_int(bm ? count : words)};
   KIT_MPI_CHECK(MPI_Allgather(hdr, 3, MPI_INT, b->hdr_r, 3, MPI_INT, g->col));
   bfs_recv_layout(b->hdr_r, 3, g->R, b->rcount, b->rdispl);
-  if (b->xcol) { /* --comm: device to device, the same message to each member */
-    for (int ii = 0; ii < g->R; ++ii) {
-      b->m_send[ii] = (void *)payload;
-      b->m_scount[ii] = (size_t)words;
+  if (b->xcol) { /* --comm: device to device, the same message over every link */
+    for (int k = 0; k < g->R - 1; ++k) {
+      b->x_send[k] = (void *)payload;
+      b->x_scount[k] = (size_t)words;
     }
     comm_run(b, b->xcol, g->R, g->i, s);
   } else {
@@ -442,15 +438,15 @@ void bfs_gpu_fold_remote(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
         src = b->d_sbuf + at;
       }
       if (b->xrow) { /* --comm: sent from where it is, after the headers */
-        b->m_send[jj] = (void *)src;
-        b->m_scount[jj] = (size_t)words;
+        b->x_send[link_of(jj, g->j)] = (void *)src;
+        b->x_scount[link_of(jj, g->j)] = (size_t)words;
       } else {
         KIT_CUDA_CHECK(
             cudaMemcpyAsync(b->h_fs + at, src, (size_t)words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
       }
-    } else if (b->xrow) {
-      b->m_send[jj] = NULL;
-      b->m_scount[jj] = 0;
+    } else if (b->xrow && jj != g->j) { /* nothing for that member this level */
+      b->x_send[link_of(jj, g->j)] = NULL;
+      b->x_scount[link_of(jj, g->j)] = 0;
     }
     b->hdr_s[3 * jj] = bm;
     b->hdr_s[3 * jj + 1] = bfs_msg_int(words);

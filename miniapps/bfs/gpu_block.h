@@ -124,8 +124,8 @@ typedef struct bfs_gpu {
    * MPI first (counts first, kit_exchange_set_counts). NULL: host staging and MPI
    * collectives, as the cpu variant's messages. */
   struct kit_exchange *xcol, *xrow;
-  void **m_send, **x_send, **x_recv; /* per member (m_) and per link (x_): the buffers */
-  size_t *m_scount, *x_scount, *x_rcount;
+  void **x_send, **x_recv; /* per link: this exchange's buffers and counts */
+  size_t *x_scount, *x_rcount;
   bfs_work work; /* scratch of the stream that runs the exchanges */
 } bfs_gpu;
 

@@ -505,6 +505,11 @@ void pt_tile_list_init(pt_gpu_tile *t) {
   t->rl2 = t->p->rl2;
   t->half_skin2 = 0.25 * t->p->skin * t->p->skin;
   t->list = 1;
+  /* The first build's room a list; KIT_FAULT=small-capacity: so little that it runs twice. */
+  t->lcols = kit_fault("small-capacity") ? 4 : 64;
+  int optin = 0;
+  KIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, t->device));
+  t->lshared_max = (size_t)optin;
 }
 
 /* A device array of `need` elements of `size` bytes in place of *p (contents not kept); the
@@ -558,7 +563,6 @@ void pt_tile_list_build(pt_gpu_tile *t) {
    * with too little room only counts; the second one, with room for the longest, writes. */
   unsigned long long stat[2] = {0, 0};
   for (int pass = 0; pass < 2; ++pass) {
-    if (t->lcols < 1) t->lcols = kit_fault("small-capacity") ? 4 : 64; /* the test: a second pass */
     const long long need = (long long)t->lcols * t->lcap;
     if (need > t->ecap) {
       const long long c = need + t->lcap;
@@ -566,10 +570,7 @@ void pt_tile_list_build(pt_gpu_tile *t) {
       for (int k = 0; k < 2; ++k) regrow(a[k], c, sizeof(int));
       t->ecap = c;
     }
-    int dev = 0, optin = 0;
-    KIT_CUDA_CHECK(cudaGetDevice(&dev));
-    KIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (pt_list_build_shared(t->lcols) + PT_LIST_BUILD_STATIC > (size_t)optin)
+    if (pt_list_build_shared(t->lcols) + PT_LIST_BUILD_STATIC > t->lshared_max)
       kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__,
               "gpu tile: a neighbour list of %d entries is longer than the GPU build holds (%zu bytes of "
               "shared memory); --neighbor cells has no such limit",

@@ -109,6 +109,7 @@ typedef struct pt_gpu_tile {
                                 k lstride + i, lstride = lcap */
   int *lnbr, *lcode;         /* the lists (particles, not copies) and their codes */
   int lcols;                 /* entries each particle's column holds (the longest list, and room) */
+  size_t lshared_max;        /* the device's shared memory a block may opt in to (the build's limit) */
   /* Thermo rows (PT_TH_N doubles, step 0 first) since the last pt_tile_clear. */
   double *th;
   int th_rows, th_cap;
