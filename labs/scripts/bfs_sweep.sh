@@ -8,6 +8,10 @@
 #            1 x 2 grid (fold messages, parents reduced along the row) and a 2 x 1 grid
 #            (expand messages, parents local), then auto on 1 x 2 and multi-thread --gpus 2
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
+#   direction : one GPU, scale 24 (BFS_DIRECTION_SCALE), 8 roots: naive and two-stream, each
+#            --direction top-down and auto (Beamer's direction-optimising search)
+#   weak   : Bernaschi Fig. 9's weak scaling, scale 24 per GPU (BFS_WEAK_SCALE): 24, 25, 26 on
+#            1, 2, 4 GPUs (those the machine has), two-stream on the default grid, top-down and auto
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,5 +35,19 @@ case $mode in
     for np in 1 2 4; do
       OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8
     done ;;
-  *) echo "usage: bfs_sweep.sh single|large|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  direction)
+    sc=${BFS_DIRECTION_SCALE:-24}
+    for v in two-stream naive; do for d in top-down auto; do
+      run "$bin" --variant $v --scale $sc --roots 8 --direction $d
+    done; done ;;
+  weak)
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    for step in 0 1 2; do
+      np=$((1 << step)); sc=$(( ${BFS_WEAK_SCALE:-24} + step ))
+      [ "$np" -le "$ngpu" ] || continue
+      for d in top-down auto; do
+        run "$here/mpirun.sh" $np "$bin" --variant two-stream --scale $sc --roots 8 --direction $d
+      done
+    done ;;
+  *) echo "usage: bfs_sweep.sh single|large|dual|cpu|direction|weak OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

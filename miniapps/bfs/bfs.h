@@ -43,6 +43,10 @@ typedef struct bfs_params {
  * host (multi-thread's and hybrid's messages are host memory already). */
 #define BFS_COMM_VARIANTS "naive|two-stream"
 
+/* The variants with bottom-up levels (--direction bottom-up|auto, direction.h; auto is their
+ * default); the others run top-down only, for now. */
+#define BFS_DIRECTION_VARIANTS "cpu|naive|two-stream"
+#define BFS_DIRECTION_VARIANTS_TEXT "cpu, naive or two-stream"
 /* The transfer mode of a --transfer word. */
 int bfs_transfer_mode(const char *word);
 /* --grid parser: "RxC" with R, C >= 1 into int[2]. */
@@ -111,6 +115,14 @@ void bfs_graph_free(bfs_graph *g);
  * GPU and CPU (hybrid). */
 void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int64_t shift, int64_t **xoff,
                     uint32_t **adj);
+/* The block's transpose, for bottom-up levels (direction.h): for each row-local vertex v, the
+ * column-local sources u with u -> v stored here, in increasing u, the same lists for every
+ * thread count. *toff gets nrow+1 offsets and *tadj the entries (kit_malloc'd; the caller
+ * frees them). */
+void bfs_block_transpose(const bfs_graph *g, int64_t **toff, uint32_t **tadj);
+/* The degree (self-loops excluded) of each of this rank's own_pad owned vertices into deg,
+ * from the row members' transposes (collective along the grid row); returns their sum. */
+int64_t bfs_owned_degrees(const bfs_graph *g, const int64_t *toff, int64_t *deg);
 /* Global vertex of column-local index x. */
 int64_t bfs_col_global(const bfs_graph *g, int64_t x);
 /* A bitmap of the N vertices with at least one edge other than a self-loop (collective). */

@@ -55,36 +55,20 @@ typedef struct cpu_state {
   int debug;        /* BFS_DIRECTION_DEBUG set: rank 0 prints each level's switch counters */
 } cpu_state;
 
-/* The block's transpose: for each row-local vertex v, the column-local u with u -> v stored
- * here, in increasing u (counting sort over the sources in order). The owners' degrees: the
- * row members' counts summed to each owner (every entry into v lies in v's grid row). */
+/* Bottom-up's set-up: the block's transpose and the owners' degrees (build.c), and the
+ * row members' visited bits' layout. */
 static void transpose_setup(cpu_state *s) {
   const bfs_graph *g = s->c.g;
-  const int64_t nrow = g->nrow, nent = g->xoff[g->ncol];
-  s->toff = calloc((size_t)nrow + 1, sizeof(int64_t));
-  s->tadj = kit_malloc((size_t)(nent + 1) * sizeof(uint32_t), "transpose adjacency");
-  for (int64_t e = 0; e < nent; ++e) s->toff[g->adj[e] + 1]++;
-  int64_t *cnt = kit_malloc(((size_t)nrow + 1) * sizeof(int64_t), "transpose counts");
-  for (int64_t v = 0; v < nrow; ++v) cnt[v] = s->toff[v + 1];
-  for (int64_t v = 0; v < nrow; ++v) s->toff[v + 1] += s->toff[v];
-  int64_t *fill = kit_malloc(((size_t)nrow + 1) * sizeof(int64_t), "transpose fill");
-  memcpy(fill, s->toff, (size_t)nrow * sizeof(int64_t));
-  for (int64_t u = 0; u < g->ncol; ++u)
-    for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) s->tadj[fill[g->adj[e]]++] = (uint32_t)u;
-  free(fill);
+  bfs_block_transpose(g, &s->toff, &s->tadj);
   s->deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
-  int *rc = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  bfs_owned_degrees(g, s->toff, s->deg);
   s->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
   s->vis_displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
   for (int jj = 0; jj < g->C; ++jj) {
-    rc[jj] = bfs_msg_int(g->row_off[jj + 1] - g->row_off[jj]);
     s->vis_count[jj] = bfs_msg_int((g->row_off[jj + 1] - g->row_off[jj]) / 32);
     s->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
   }
-  KIT_MPI_CHECK(MPI_Reduce_scatter(cnt, s->deg, rc, MPI_INT64_T, MPI_SUM, g->row));
-  free(rc);
-  free(cnt);
-  s->rowvis = kit_malloc(((size_t)nrow / 32 + 1) * sizeof(uint32_t), "row visited");
+  s->rowvis = kit_malloc(((size_t)g->nrow / 32 + 1) * sizeof(uint32_t), "row visited");
 }
 
 /* A bottom-up level: every unvisited row vertex takes the first (smallest) column neighbour
@@ -107,15 +91,12 @@ static void bottom_up(cpu_state *s, int level, bfs_level_traffic *t) {
       const int bit = __builtin_ctz(todo);
       todo &= todo - 1;
       const int64_t v = (w << 5) + bit;
-      for (int64_t e = s->toff[v]; e < s->toff[v + 1]; ++e) {
-        const uint32_t u = s->tadj[e];
-        if (!bfs_bit_get(s->colbits, u)) continue;
-        const int64_t key = bfs_key(level, bfs_col_global(g, u));
-        if (key < s->best[v]) {
-          if (s->best[v] == BFS_KEY_NONE) found |= 1u << bit;
-          s->best[v] = key;
-        }
-        break;
+      const int64_t u = bfs_first_in_frontier(s->toff, s->tadj, s->colbits, v);
+      if (u < 0) continue;
+      const int64_t key = bfs_key(level, bfs_col_global(g, u));
+      if (key < s->best[v]) {
+        if (s->best[v] == BFS_KEY_NONE) found |= 1u << bit;
+        s->best[v] = key;
       }
     }
     s->rowbits[w] |= found;
@@ -222,24 +203,15 @@ static void cpu_search(void *st, int64_t root) {
     }
     /* The switch rule's counters, summed over ranks with the frontier's size: edges out of
      * the new frontier (m_f) and out of the still unvisited vertices (m_u). */
-    int64_t sums[3] = {count, 0, 0}, all[3] = {0, 0, 0};
-    const int nsums = s->c.direction == BFS_DIRECTION_AUTO ? 3 : 1;
-    if (nsums == 3) {
-      int64_t mf = 0, mu = 0;
+    int64_t mf = 0, mu = 0;
+    if (s->c.direction == BFS_DIRECTION_AUTO) {
 #pragma omp parallel for schedule(static) reduction(+ : mf, mu)
       for (int64_t k = 0; k < g->own_count; ++k) {
         if (bfs_bit_get(s->front, k)) mf += s->deg[k];
         if (!bfs_bit_get(s->visited, k)) mu += s->deg[k];
       }
-      sums[1] = mf;
-      sums[2] = mu;
     }
-    KIT_MPI_CHECK(MPI_Allreduce(sums, all, nsums, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
-    const int64_t next = all[0];
-    if (nsums == 3) dir = bfs_direction_next(dir, all[1], all[2], next, g->n, BFS_ALPHA, BFS_BETA);
-    if (s->debug && s->c.env->rank == 0)
-      fprintf(stderr, "level %d n_f %lld m_f %lld m_u %lld next %s\n", level + 1, (long long)next,
-              (long long)all[1], (long long)all[2], bfs_direction_name(dir));
+    const int64_t next = bfs_direction_level_end(s->c.direction, &dir, count, mf, mu, g->n, level, s->debug);
     KIT_RANGE_POP();
     if (next == 0) break;
     bfs_traffic_level(&s->traffic, level + 1)->frontier = next;

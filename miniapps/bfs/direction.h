@@ -12,6 +12,9 @@
 #define BFS_DIRECTION_H
 #include <stdint.h>
 
+#include "bitmap.h"
+#include "kit/hd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +31,24 @@ const char *bfs_direction_name(int direction);
 /* The direction of the next level, given the direction `prev` of the level just run and the
  * next frontier's counters (Beamer's rule above). */
 int bfs_direction_next(int prev, int64_t m_f, int64_t m_u, int64_t n_f, int64_t n, double alpha, double beta);
+
+/* The end of a level, every variant's: one MPI_Allreduce over all ranks sums this rank's
+ * new frontier size n_f and, under auto, its m_f and m_u; *dir becomes the next level's
+ * direction (unchanged unless mode is auto). With debug set, rank 0 prints the counters on
+ * standard error (BFS_DIRECTION_DEBUG). Returns the global n_f (0: the search is over). */
+int64_t bfs_direction_level_end(int mode, int *dir, int64_t n_f, int64_t m_f, int64_t m_u, int64_t n,
+                                int level, int debug);
+
+/* A bottom-up level's step for one unvisited row vertex v, written once for the cpu variant
+ * and the GPU kernel: the first entry of v's transpose list (toff/tadj, increasing
+ * column-local source, bfs_block_transpose) whose source is in the column frontier colbits,
+ * or -1. The first is the smallest label, as the top-down level's MIN would pick. */
+static inline KIT_HD int64_t bfs_first_in_frontier(const int64_t *toff, const uint32_t *tadj,
+                                                   const uint32_t *colbits, int64_t v) {
+  for (int64_t e = toff[v]; e < toff[v + 1]; ++e)
+    if (bfs_bit_get(colbits, tadj[e])) return tadj[e];
+  return -1;
+}
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 
 #include "bitmap.h"
 #include "claim.h"
+#include "direction.h"
 #include "exchange.h"
 #include "kit/check.h"
 #include "kit/exchange.h"
@@ -180,6 +181,42 @@ static void comm_run(bfs_gpu *b, kit_exchange *x, int members, int self, cudaStr
   kit_exchange_run(x, b->x_send, b->x_recv, s);
 }
 
+/* Bottom-up's set-up (kernel 1's time, as the cpu variant's): the block's transpose built on
+ * the host (build.c) and uploaded, the owned vertices' degrees, and with C > 1 the row's
+ * visited bits and their layout. */
+static void direction_init(bfs_gpu *b) {
+  const bfs_graph *g = b->g;
+  int64_t *toff;
+  uint32_t *tadj;
+  bfs_block_transpose(g, &toff, &tadj);
+  const int64_t nent = toff[g->nrow];
+  b->d_toff = dev_alloc((size_t)(g->nrow + 1) * sizeof(int64_t));
+  b->d_tadj = dev_alloc((size_t)(nent + 1) * sizeof(uint32_t));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_toff, toff, (size_t)(g->nrow + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  if (nent > 0)
+    KIT_CUDA_CHECK(cudaMemcpy(b->d_tadj, tadj, (size_t)nent * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  b->h_deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
+  b->deg_total = bfs_owned_degrees(g, toff, b->h_deg);
+  free(toff);
+  free(tadj);
+  b->d_deg = dev_alloc((size_t)g->own_pad * sizeof(int64_t));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_deg, b->h_deg, (size_t)g->own_pad * sizeof(int64_t), cudaMemcpyHostToDevice));
+  if (g->C > 1) {
+    b->rowvis = dev_alloc((size_t)g->nrow / 32 * sizeof(uint32_t));
+    KIT_CUDA_CHECK(cudaMemset(b->rowvis, 0, (size_t)g->nrow / 32 * sizeof(uint32_t)));
+    b->h_rowvis = kit_host_alloc((size_t)g->nrow / 32 * sizeof(uint32_t) + 4, 1);
+    b->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
+    b->vis_displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
+    for (int jj = 0; jj < g->C; ++jj) {
+      b->vis_count[jj] = bfs_msg_int((g->row_off[jj + 1] - g->row_off[jj]) / 32);
+      b->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
+    }
+  }
+  b->debug = getenv("BFS_DIRECTION_DEBUG") != NULL;
+}
+
 void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   memset(b, 0, sizeof *b);
   const bfs_graph *g = c->g;
@@ -223,7 +260,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   b->d_sbuf = dev_alloc((size_t)g->nrow * sizeof(uint32_t));
   b->d_rbuf = dev_alloc((size_t)rmax * sizeof(uint32_t));
   b->d_sec = dev_alloc((size_t)(g->C + 1) * sizeof(int64_t));
-  b->d_count = dev_alloc(sizeof(unsigned long long));
+  b->d_count = dev_alloc(2 * sizeof(unsigned long long));
   /* Nothing is read before it is written, but a defined start makes a bug reproducible. */
   KIT_CUDA_CHECK(cudaMemset(b->own_list, 0, (size_t)g->own_pad * sizeof(uint32_t)));
   KIT_CUDA_CHECK(cudaMemset(b->col_list, 0, (size_t)g->ncol * sizeof(uint32_t)));
@@ -238,7 +275,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
     b->h_best = kit_host_alloc((size_t)g->nrow * sizeof(int64_t), 1);
   b->h_best_own = kit_host_alloc((size_t)g->own_pad * sizeof(int64_t), 1);
   b->h_sec = kit_host_alloc((size_t)(g->C + 1) * sizeof(int64_t), 1);
-  b->h_count = kit_host_alloc(sizeof(unsigned long long), 1);
+  b->h_count = kit_host_alloc(2 * sizeof(unsigned long long), 1);
   const int peers = (g->R > g->C ? g->R : g->C) + 1;
   b->hdr_s = kit_malloc((size_t)peers * 3 * sizeof(int), "headers");
   b->hdr_r = kit_malloc((size_t)peers * 3 * sizeof(int), "headers");
@@ -250,6 +287,8 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   bfs_work_init(&b->work, bfs_work_items(g));
   if ((flags & BFS_GPU_COMM) && c->p->comm && kit_comm_of(c->p->comm) != KIT_COMM_HOST)
     comm_init(b, kit_comm_of(c->p->comm));
+  b->direction = c->direction;
+  if (b->direction != BFS_TOP_DOWN) direction_init(b);
   (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
   /* The memsets and copies above ran on the legacy stream: finish them before any
    * non-blocking stream touches these buffers. */
@@ -269,12 +308,12 @@ void bfs_gpu_free(bfs_gpu *b) {
   free(b->x_scount);
   free(b->x_rcount);
   bfs_work_free(&b->work);
-  void *dev[] = {b->d_col_off, b->d_col_begin, b->d_row_words, b->front,  b->visited,
-                 b->recv,      b->own_list,    b->level,       b->parent, b->best_own,
-                 b->colbits,   b->col_list,    b->rowbits,     b->best,   b->d_n_own,
-                 b->d_n_col,   b->d_sbuf,      b->d_rbuf,      b->d_sec,  b->d_count};
+  void *dev[] = {b->d_col_off, b->d_col_begin, b->d_row_words, b->front,    b->visited, b->recv,
+                 b->own_list,  b->level,       b->parent,      b->best_own, b->colbits, b->col_list,
+                 b->rowbits,   b->best,        b->d_n_own,     b->d_n_col,  b->d_sbuf,  b->d_rbuf,
+                 b->d_sec,     b->d_count,     b->d_toff,      b->d_tadj,   b->d_deg,   b->rowvis};
   for (size_t k = 0; k < sizeof dev / sizeof *dev; ++k) dev_free(dev[k]);
-  void *pinned[] = {b->h_xr, b->h_fs, b->h_fr, b->h_best, b->h_best_own, b->h_sec, b->h_count};
+  void *pinned[] = {b->h_xr, b->h_fs, b->h_fr, b->h_best, b->h_best_own, b->h_sec, b->h_count, b->h_rowvis};
   for (size_t k = 0; k < sizeof pinned / sizeof *pinned; ++k)
     if (pinned[k]) kit_host_free(pinned[k], 1);
   free(b->hdr_s);
@@ -284,6 +323,9 @@ void bfs_gpu_free(bfs_gpu *b) {
   free(b->rcount);
   free(b->rdispl);
   free(b->keys_in);
+  free(b->h_deg);
+  free(b->vis_count);
+  free(b->vis_displ);
   memset(b, 0, sizeof *b);
 }
 
@@ -310,8 +352,13 @@ int64_t bfs_gpu_search_start(bfs_gpu_rank *r, int64_t root, cudaStream_t s) {
 int64_t bfs_gpu_level_end(bfs_gpu *b, bfs_traffic *tr, int level, cudaStream_t s, int64_t *count) {
   KIT_RANGE_PUSH("update");
   *count = bfs_gpu_update(b, level, s);
-  int64_t next = 0;
-  KIT_MPI_CHECK(MPI_Allreduce(count, &next, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+  /* m_u needs no pass over the vertices: the visited set grew by exactly the new frontier, so
+   * the unvisited vertices' degrees drop by its degrees (m_f), the cpu variant's sums. */
+  const int64_t mf = (int64_t)b->h_count[1];
+  b->mu_left -= mf;
+  b->nvis += *count;
+  const int64_t next =
+      bfs_direction_level_end(b->direction, &b->dir, *count, mf, b->mu_left, b->g->n, level, b->debug);
   KIT_RANGE_POP();
   bfs_note_frontier(tr, level, next);
   return next;
@@ -340,11 +387,13 @@ int64_t bfs_gpu_start(bfs_gpu *b, int64_t root, cudaStream_t s) {
   KIT_CUDA_CHECK(cudaMemsetAsync(b->rowbits, 0, (size_t)g->nrow / 32 * sizeof(uint32_t), s));
   KIT_CUDA_CHECK(cudaMemsetAsync(b->level, 0xff, (size_t)g->own_count * sizeof(int32_t), s)); /* -1 */
   if (b->best) launch_bfs_fill_u64(b->best, g->nrow, (unsigned long long)BFS_KEY_NONE, s);
-  if (root >= g->own_begin && root < g->own_begin + g->own_count) {
-    launch_bfs_root(b->front, b->visited, b->level, root - g->own_begin, s);
-    return 1;
-  }
-  return 0;
+  const int mine = root >= g->own_begin && root < g->own_begin + g->own_count;
+  /* auto starts top-down from the one root vertex, as Beamer's search does. */
+  b->dir = b->direction == BFS_BOTTOM_UP ? BFS_BOTTOM_UP : BFS_TOP_DOWN;
+  b->nvis = mine;
+  b->mu_left = b->deg_total - (mine && b->h_deg ? b->h_deg[root - g->own_begin] : 0);
+  if (mine) launch_bfs_root(b->front, b->visited, b->level, root - g->own_begin, s);
+  return mine;
 }
 
 int64_t bfs_gpu_expand(bfs_gpu *b, int64_t count, int own_list_ready, cudaStream_t s, bfs_level_traffic *t) {
@@ -487,13 +536,53 @@ void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s) {
 
 int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s) {
   const bfs_graph *g = b->g;
-  KIT_CUDA_CHECK(cudaMemsetAsync(b->d_count, 0, sizeof(unsigned long long), s));
+  KIT_CUDA_CHECK(cudaMemsetAsync(b->d_count, 0, 2 * sizeof(unsigned long long), s));
   launch_bfs_update(b->recv, b->visited, b->front, b->level, g->own_pad / 32, g->own_count, level + 1,
-                    b->d_count, s);
+                    b->direction == BFS_DIRECTION_AUTO ? b->d_deg : NULL, b->d_count, s);
   KIT_CUDA_CHECK(
-      cudaMemcpyAsync(b->h_count, b->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+      cudaMemcpyAsync(b->h_count, b->d_count, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   KIT_CUDA_CHECK(cudaStreamSynchronize(s));
   return (int64_t)*b->h_count;
+}
+
+void bfs_gpu_row_visited(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
+  const bfs_graph *g = b->g;
+  if (g->C == 1) return; /* the row is this rank's own section: bfs_gpu_bottom_up reads visited */
+  KIT_RANGE_PUSH("row_visited");
+  const int64_t ow = g->own_pad / 32;
+  uint32_t *own = b->rowvis + g->row_off[g->j] / 32;
+  KIT_CUDA_CHECK(
+      cudaMemcpyAsync(own, b->visited, (size_t)ow * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+  if (b->xrow) { /* --comm: this rank's bits over every row link, the others' into their sections */
+    for (int jj = 0; jj < g->C; ++jj) {
+      if (jj == g->j) continue;
+      const int k = link_of(jj, g->j);
+      b->x_send[k] = b->visited;
+      b->x_scount[k] = (size_t)ow;
+      b->x_recv[k] = b->rowvis + b->vis_displ[jj];
+      b->x_rcount[k] = (size_t)b->vis_count[jj];
+    }
+    kit_exchange_set_counts(b->xrow, b->x_scount, b->x_rcount);
+    kit_exchange_run(b->xrow, b->x_send, b->x_recv, s);
+  } else {
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->h_rowvis + b->vis_displ[g->j], b->visited,
+                                   (size_t)ow * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s)); /* in host memory; the last level's upload is done */
+    KIT_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_UINT32_T, b->h_rowvis, b->vis_count, b->vis_displ,
+                                 MPI_UINT32_T, g->row));
+    KIT_CUDA_CHECK(cudaMemcpyAsync(b->rowvis, b->h_rowvis, (size_t)g->nrow / 32 * sizeof(uint32_t),
+                                   cudaMemcpyHostToDevice, s));
+  }
+  /* Only a shortcut: a vertex taken for unvisited is claimed again and its owner drops it (a
+   * later level's key never wins the row's MIN), so KIT_FAULT=stale-halo leaves it alone. */
+  for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, ow, b->nvis, t);
+  KIT_RANGE_POP();
+}
+
+void bfs_gpu_bottom_up(bfs_gpu *b, int level, int64_t w_lo, int64_t w_hi, cudaStream_t s) {
+  const bfs_graph *g = b->g;
+  launch_bfs_bottom_up(b->d_toff, b->d_tadj, b->colbits, g->C > 1 ? b->rowvis : b->visited, w_lo, w_hi,
+                       b->geom, level, b->rowbits, b->best, s);
 }
 
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s) {

@@ -111,11 +111,11 @@ typedef struct bfs_gpu {
   int64_t *d_n_own, *d_n_col;       /* device counts of own_list and col_list */
   uint32_t *d_sbuf, *d_rbuf;        /* device staging of fold lists and received messages */
   int64_t *d_sec;                   /* [C+1] the fold scan at each section's first word */
-  unsigned long long *d_count;      /* the update's fresh-vertex count */
+  unsigned long long *d_count;      /* [2] the update's fresh-vertex count and their degrees (m_f) */
   uint32_t *h_xr, *h_fs, *h_fr;     /* pinned: expand receive, fold send, fold receive */
   int64_t *h_best, *h_best_own;     /* pinned: nrow keys (C > 1 or HOST_KEYS), own_pad after MIN */
   int64_t *h_sec;                   /* pinned [C+1] */
-  unsigned long long *h_count;      /* pinned */
+  unsigned long long *h_count;      /* pinned [2] */
   int *hdr_s, *hdr_r, *scount, *sdispl, *rcount, *rdispl; /* MPI counts */
   int64_t *keys_in; /* C > 1: C * own_pad, the row's keys for the own section */
   /* --comm other than host (BFS_GPU_COMM): the expand's and the fold's payloads go device to
@@ -127,6 +127,19 @@ typedef struct bfs_gpu {
   void **x_send, **x_recv; /* per link: this exchange's buffers and counts */
   size_t *x_scount, *x_rcount;
   bfs_work work; /* scratch of the stream that runs the exchanges */
+  /* Direction-optimising search (direction.h; c->direction not top-down): the bottom-up
+   * levels' transpose and visited bits, and the switch rule's counters. */
+  int direction;               /* --direction: BFS_TOP_DOWN, BFS_BOTTOM_UP or BFS_DIRECTION_AUTO */
+  int dir;                     /* the direction of the level about to run */
+  int debug;                   /* BFS_DIRECTION_DEBUG: rank 0 prints each level's counters */
+  int64_t *d_toff;             /* [nrow+1] the block's transpose (bfs_block_transpose) ... */
+  uint32_t *d_tadj;            /* ... its column-local sources, increasing in each list */
+  int64_t *d_deg, *h_deg;      /* own_pad degrees of the owned vertices (device, host) */
+  int64_t deg_total;           /* their sum */
+  int64_t mu_left;             /* this search: degrees of the owned vertices not yet visited (m_u) */
+  int64_t nvis;                /* this search: owned vertices visited so far */
+  uint32_t *rowvis, *h_rowvis; /* C > 1: nrow bits, the row's visited bits (device; pinned staging) */
+  int *vis_count, *vis_displ;  /* C > 1: each row member's visited words and where they go */
 } bfs_gpu;
 
 /* Allocates everything on `device` (made current); the caller uploads its own CSR(s). */
@@ -155,6 +168,16 @@ void bfs_gpu_fold_local(bfs_gpu *b, cudaStream_t s);
 /* Update: owners keep the unvisited vertices of recv as the next frontier at level+1;
  * returns their number on this rank (synchronises s). */
 int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s);
+/* Bottom-up levels (direction.h; Beamer et al. 2013 in 2D). The row's visited set: with
+ * C > 1 each owner's visited bits go to every other row member (MPI_Allgatherv by the host,
+ * or the --comm exchange), counted as fold traffic as the cpu variant counts them; with C = 1
+ * the row is this rank's own visited set and nothing moves. Ordered on s. */
+void bfs_gpu_row_visited(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t);
+/* Bottom-up discovery over row words [w_lo, w_hi): each vertex there that the row has not
+ * visited claims, at `level`, its first column-frontier neighbour in this block
+ * (bfs_first_in_frontier), the smallest label, so the parents equal a top-down level's.
+ * Disjoint word ranges may run concurrently on two streams. */
+void bfs_gpu_bottom_up(bfs_gpu *b, int level, int64_t w_lo, int64_t w_hi, cudaStream_t s);
 /* Parents from the device keys (BFS_GPU_ROW_KEYS), the "parents" range: the row's MIN
  * (bfs_row_min_keys when C > 1), then parent = the key's label (synchronises s). */
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s);
@@ -184,7 +207,8 @@ typedef struct bfs_gpu_rank {
 int64_t bfs_gpu_search_start(bfs_gpu_rank *r, int64_t root, cudaStream_t s);
 /* A level's last step, the "update" range: owners keep the unvisited vertices of recv as the
  * next frontier (bfs_gpu_update; *count gets this rank's), MPI_Allreduce of its size over
- * every rank, recorded in tr. Returns the global size: 0 ends the search. */
+ * every rank (with the switch rule's counters under auto: b->dir becomes the next level's
+ * direction), recorded in tr. Returns the global size: 0 ends the search. */
 int64_t bfs_gpu_level_end(bfs_gpu *b, bfs_traffic *tr, int level, cudaStream_t s, int64_t *count);
 /* bfs_variant.fetch and .traffic for a state that starts with a bfs_gpu_rank. */
 void bfs_gpu_rank_fetch(void *st, int64_t *parent_owned, int32_t *level_owned);

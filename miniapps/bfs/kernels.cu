@@ -12,6 +12,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "claim.h"
+#include "direction.h"
 #include "kernels.h"
 #include "kit/check.h"
 
@@ -158,12 +159,14 @@ __global__ void discover_edges_kernel(const int64_t *xoff, const uint32_t *adj, 
   }
 }
 
-/* One thread per word; the popcounts are summed per warp with shuffles (every lane takes
- * part: no thread leaves early) and added once per warp. */
+/* One thread per word; the popcounts (and the degrees) are summed per warp with shuffles
+ * (every lane takes part: no thread leaves early) and added once per warp. */
 __global__ void update_kernel(uint32_t *recv, uint32_t *visited, uint32_t *front, int32_t *level,
-                              int64_t nwords, int64_t own_count, int next_level, unsigned long long *count) {
+                              int64_t nwords, int64_t own_count, int next_level, const int64_t *deg,
+                              unsigned long long *count) {
   const int64_t w = gtid();
   unsigned c = 0;
+  unsigned long long d = 0;
   if (w < nwords) {
     const int64_t valid = own_count - 32 * w; /* bits of this word that are vertices */
     const uint32_t live = valid >= 32 ? 0xffffffffu : valid > 0 ? (1u << valid) - 1u : 0u;
@@ -175,11 +178,46 @@ __global__ void update_kernel(uint32_t *recv, uint32_t *visited, uint32_t *front
     while (fresh) {
       const int bit = __ffs(fresh) - 1;
       level[32 * w + bit] = next_level;
+      if (deg) d += (unsigned long long)deg[32 * w + bit];
       fresh &= fresh - 1;
     }
   }
-  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+  for (int o = 16; o > 0; o >>= 1) {
+    c += __shfl_down_sync(0xffffffffu, c, o);
+    d += __shfl_down_sync(0xffffffffu, d, o);
+  }
   if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
+  if ((threadIdx.x & 31) == 0 && d) atomicAdd(count + 1, d);
+}
+
+/* A bottom-up level: a warp per row word, a lane per vertex. A lane whose vertex the row has
+ * not visited walks its transpose list to the first frontier neighbour (direction.h) and
+ * claims it; each vertex has one writer, so best needs no atomic, and the warp's ballot
+ * gives the word of new discoveries, written by one lane (disjoint words: no atomic). The
+ * loop bound is the warp's word, the same for every lane, so the ballot sees all 32. */
+__global__ void bottom_up_kernel(const int64_t *toff, const uint32_t *tadj, const uint32_t *colbits,
+                                 const uint32_t *rowvis, int64_t w_lo, int64_t w_hi, bfs_dev_geom geom,
+                                 int level, uint32_t *rowbits, unsigned long long *best) {
+  const int lane = threadIdx.x & 31;
+  const int64_t nwarps = gstride() >> 5;
+  for (int64_t w = w_lo + (gtid() >> 5); w < w_hi; w += nwarps) {
+    const uint32_t todo = ~rowvis[w];
+    bool found = false;
+    if ((todo >> lane) & 1u) {
+      const int64_t v = 32 * w + lane;
+      const int64_t u = bfs_first_in_frontier(toff, tadj, colbits, v);
+      if (u >= 0) {
+        const unsigned long long key = (unsigned long long)bfs_key(level, col_global(geom, u));
+        const unsigned long long old = best[v];
+        if (key < old) {
+          found = old == (unsigned long long)BFS_KEY_NONE;
+          best[v] = key;
+        }
+      }
+    }
+    const uint32_t fresh = __ballot_sync(0xffffffffu, found);
+    if (lane == 0 && fresh) rowbits[w] |= fresh;
+  }
 }
 
 __global__ void parents_kernel(const int32_t *level, const int64_t *keys, int64_t own_count,
@@ -323,15 +361,26 @@ extern "C" void launch_bfs_discover_edges(const int64_t *xoff, const uint32_t *a
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
+extern "C" void launch_bfs_bottom_up(const int64_t *toff, const uint32_t *tadj, const uint32_t *colbits,
+                                     const uint32_t *rowvis, int64_t w_lo, int64_t w_hi, bfs_dev_geom geom,
+                                     int level, uint32_t *rowbits, unsigned long long *best,
+                                     cudaStream_t stream) {
+  if (w_hi <= w_lo) return;
+  /* A warp per word: 32 threads per word, grid-stride beyond kMaxBlocks blocks. */
+  bottom_up_kernel<<<blocks_for(32 * (w_hi - w_lo)), kBlock, 0, stream>>>(toff, tadj, colbits, rowvis, w_lo,
+                                                                          w_hi, geom, level, rowbits, best);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
 extern "C" void launch_bfs_update(uint32_t *recv, uint32_t *visited, uint32_t *front, int32_t *level,
-                                  int64_t nwords, int64_t own_count, int next_level,
+                                  int64_t nwords, int64_t own_count, int next_level, const int64_t *deg,
                                   unsigned long long *count, cudaStream_t stream) {
   if (nwords <= 0) return;
   const int64_t blocks = (nwords + kBlock - 1) / kBlock;
   if (blocks > INT_MAX)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "an update of %lld words is too large", (long long)nwords);
   update_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(recv, visited, front, level, nwords, own_count,
-                                                         next_level, count);
+                                                         next_level, deg, count);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

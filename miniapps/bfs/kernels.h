@@ -80,9 +80,18 @@ void launch_bfs_discover_edges(const int64_t *xoff, const uint32_t *adj, const u
 
 /* Owners keep what the fold brought and they had not visited: for each of nwords words,
  * fresh = recv & ~visited (bits below own_count), visited |= fresh, front = fresh,
- * recv = 0, level = next_level for each fresh vertex, *count += popcount(fresh). */
+ * recv = 0, level = next_level for each fresh vertex, count[0] += popcount(fresh) and, when
+ * deg is not NULL, count[1] += the fresh vertices' degrees (the switch rule's m_f). */
 void launch_bfs_update(uint32_t *recv, uint32_t *visited, uint32_t *front, int32_t *level, int64_t nwords,
-                       int64_t own_count, int next_level, unsigned long long *count, cudaStream_t stream);
+                       int64_t own_count, int next_level, const int64_t *deg, unsigned long long *count,
+                       cudaStream_t stream);
+/* Bottom-up discovery (direction.h; Beamer et al.) over row words [w_lo, w_hi): every row
+ * vertex v whose rowvis bit is clear takes the first column-local u of its transpose list
+ * (toff/tadj) with u's colbits bit set, and records the key of `level` from u if it is below
+ * best[v], setting v's rowbits bit when best[v] was "none" (claim.h). A warp per word. */
+void launch_bfs_bottom_up(const int64_t *toff, const uint32_t *tadj, const uint32_t *colbits,
+                          const uint32_t *rowvis, int64_t w_lo, int64_t w_hi, bfs_dev_geom geom, int level,
+                          uint32_t *rowbits, unsigned long long *best, cudaStream_t stream);
 /* parent[k] = bfs_parent_of(level[k], keys[k], own_begin + k) for k < own_count. */
 void launch_bfs_parents(const int32_t *level, const int64_t *keys, int64_t own_count, int64_t own_begin,
                         int64_t *parent, cudaStream_t stream);

@@ -12,11 +12,15 @@
  *   4. update: owners keep the unvisited ones (a kernel), their count comes down and an
  *      MPI_Allreduce decides whether another level follows.
  * The GPU idles during every copy and message (Bernaschi Sec. 2: the baseline).
+ * A bottom-up level (--direction, direction.h; Beamer et al.) replaces step 2: the row's
+ * visited bits are gathered, then each unvisited row vertex scans the block's transpose for
+ * its first (smallest) frontier neighbour; steps 1, 3 and 4 are unchanged.
  * BFS_DISCOVER=edges switches step 2 to the edge-balanced kernel the other variants use.
  *   mpiexec -n 4 build/bin/bfs --variant naive --scale 16 --grid 2x2 --transfer bitmap */
 #include <stdlib.h>
 
 #include "claim.h"
+#include "direction.h"
 #include "gpu_block.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -46,18 +50,28 @@ static void naive_search(void *st, int64_t root) {
   int64_t count = bfs_gpu_search_start(&s->r, root, s->s); /* this rank's frontier */
   for (int level = 0;; ++level) {
     bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
+    t->bottom_up = b->dir == BFS_BOTTOM_UP;
 
     /* 1. Expand: the column's frontier, the others' from MPI, this rank's copied on the GPU. */
     const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
     bfs_gpu_own_to_col(b, s->s);
 
-    /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
-    KIT_RANGE_PUSH("discover");
-    int h = kit_gpu_range_begin("gpu_discover", s->s);
-    bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
-    bfs_gpu_discover(s->kind, &b->work, &s->csr, b->geom, b->col_list, count + remote, b->d_n_col, 0, level,
-                     b->rowbits, b->best, s->s);
-    kit_gpu_range_end(h, s->s);
+    if (t->bottom_up) {
+      /* 2'. Discover bottom-up: each row vertex not yet visited looks for a frontier neighbour. */
+      bfs_gpu_row_visited(b, s->s, t);
+      KIT_RANGE_PUSH("bottom-up");
+      int h = kit_gpu_range_begin("gpu_bottom_up", s->s);
+      bfs_gpu_bottom_up(b, level, 0, g->nrow / 32, s->s);
+      kit_gpu_range_end(h, s->s);
+    } else {
+      /* 2. Discover: every neighbour, in this rank's block, of a column frontier vertex. */
+      KIT_RANGE_PUSH("discover");
+      int h = kit_gpu_range_begin("gpu_discover", s->s);
+      bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
+      bfs_gpu_discover(s->kind, &b->work, &s->csr, b->geom, b->col_list, count + remote, b->d_n_col, 0, level,
+                       b->rowbits, b->best, s->s);
+      kit_gpu_range_end(h, s->s);
+    }
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->s)); /* compute, then communicate */
     KIT_RANGE_POP();
 

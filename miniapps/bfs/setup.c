@@ -36,13 +36,14 @@ int bfs_check(const kit_env *env, void *params, const char *variant) {
     return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
                            (long)p->grid[0] * p->grid[1], env->nranks);
   if (!a->grid_given) bfs_default_grid(env->nranks, p->grid);
-  /* Direction-optimising search is the cpu variant's only, for now: the GPU variants run
-   * top-down, which is also their default; cpu's default is Beamer's switch (auto). */
-  const int cpu = strcmp(variant, "cpu") == 0;
+  /* Direction-optimising search: cpu, naive and two-stream, whose default is Beamer's switch
+   * (auto); multi-thread and hybrid run top-down only, for now, which is their default. */
+  const int directed = kit_variant_in(BFS_DIRECTION_VARIANTS, variant);
   if (!p->direction)
-    p->direction = cpu ? "auto" : "top-down";
-  else if (!cpu && strcmp(p->direction, "top-down") != 0)
-    return kit_usage_error(env, "bfs: --direction %s applies to --variant cpu only for now", p->direction);
+    p->direction = directed ? "auto" : "top-down";
+  else if (!directed && strcmp(p->direction, "top-down") != 0)
+    return kit_usage_error(env, "bfs: --direction %s applies to --variant %s only for now", p->direction,
+                           BFS_DIRECTION_VARIANTS_TEXT);
   return -1;
 }
 
@@ -104,9 +105,11 @@ static void memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpu
    * vertex (row bitmap, keys, staging) and 32 per owned vertex; pinned staging on the host. */
   const double ncol = N / grid[1], nrow = N / grid[0];
   *device = 0.0;
-  /* cpu with a bottom-up direction: the block's transpose (8 bytes per row vertex, 4 per
-   * directed entry, about 2M/P of them), the owned degrees and the row's visited bits. */
-  if (!needs_gpu && strcmp(a->p.direction, "top-down") != 0) *host += 8.0 * M / P + 8.25 * nrow + 8.0 * N / P;
+  /* A bottom-up direction: the block's transpose (8 bytes per row vertex, 4 per directed
+   * entry, about 2M/P of them), the owned degrees and the row's visited bits; the GPU
+   * variants build it on the host and keep it on the device (gpu_block.c, direction_init). */
+  const int bottom_up = strcmp(a->p.direction, "top-down") != 0;
+  if (bottom_up) *host += 8.0 * M / P + 8.25 * nrow + 8.0 * N / P;
   /* --partition cyclic: rank 0's scratch to put the gathered arrays back in input order, and
    * the keys' bitmap in input labels; --frontier-table: the column's levels, their order and
    * one stamp per row vertex (frontier.c). */
@@ -118,6 +121,7 @@ static void memory(const kit_env *env, const bfs_args *a, int needs_gpu, int gpu
   if (needs_gpu) {
     *device = 8.0 * M / P + 60.0 * ncol * gpus + 20.0 * nrow + 32.0 * N / P;
     *host += 12.0 * nrow + 8.0 * ncol;
+    if (bottom_up) *device += 8.0 * M / P + 8.25 * nrow + 8.0 * N / P;
   }
   /* --comm ipc or nvshmem (gpu_block.c's comm_init): two inbox slots of the largest own
    * section, 4 bytes a vertex, per link to each other member of the grid column and row. */

@@ -23,10 +23,13 @@
  * claim into the same key array with atomics; the MIN makes the result independent of
  * their interleaving. With one grid row (R = 1) there is no remote frontier, with one grid
  * column (C = 1) nothing is far: the variant then degenerates to the local stream's work.
+ * Bottom-up levels (--direction, direction.h) split the row's vertices the same way: the far
+ * sections' on the communication stream, folded at once, the own section's on the local one.
  *   mpiexec -n 4 build/bin/bfs --variant two-stream --scale 18 --grid 2x2 */
 #include <stdlib.h>
 
 #include "claim.h"
+#include "direction.h"
 #include "gpu_block.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -73,55 +76,93 @@ static void *ts_setup(const void *ctx) {
   return s;
 }
 
-static void ts_search(void *st, int64_t root) {
-  ts_state *s = st;
+/* A top-down level (the schedule in the header comment). */
+static void ts_top_down(ts_state *s, int level, int64_t count, bfs_level_traffic *t) {
   bfs_gpu *b = &s->r.b;
   const bfs_graph *g = b->g;
   const int64_t own_base = g->col_off[g->i]; /* column-local index of owned vertex 0 */
+
+  /* This rank's frontier as a list: the local stream's sources and the expand's list. */
+  bfs_gpu_unpack(&b->work, b->front, g->own_pad / 32, 0, b->own_list, b->d_n_own, s->comm);
+  KIT_CUDA_CHECK(cudaEventRecord(s->own_ready, s->comm));
+
+  /* Local stream: the own frontier's neighbours, near and far, while the column talks. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(s->local, s->own_ready, 0));
+  int h = kit_gpu_range_begin("discover_own", s->local);
+  bfs_gpu_discover(s->kind, &s->lwork, &s->near, b->geom, b->own_list, count, b->d_n_own, own_base, level,
+                   b->rowbits, b->best, s->local);
+  bfs_gpu_discover(s->kind, &s->lwork, &s->far, b->geom, b->own_list, count, b->d_n_own, own_base, level,
+                   b->rowbits, b->best, s->local);
+  kit_gpu_range_end(h, s->local);
+  KIT_CUDA_CHECK(cudaEventRecord(s->local_own_done, s->local));
+
+  /* Communication stream: expand (the host blocks in MPI while the local stream works). */
+  const int64_t remote = bfs_gpu_expand(b, count, 1, s->comm, t);
+  if (remote > 0) {
+    bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->comm);
+    KIT_CUDA_CHECK(cudaEventRecord(s->remote_ready, s->comm));
+    /* Near neighbours of the remote frontier on the local stream ... */
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->local, s->remote_ready, 0));
+    h = kit_gpu_range_begin("discover_remote_near", s->local);
+    bfs_gpu_discover(s->kind, &s->lwork, &s->near, b->geom, b->col_list, remote, b->d_n_col, 0, level,
+                     b->rowbits, b->best, s->local);
+    kit_gpu_range_end(h, s->local);
+    /* ... far ones first on the communication stream, which sends them next. */
+    h = kit_gpu_range_begin("discover_remote_far", s->comm);
+    bfs_gpu_discover(s->kind, &b->work, &s->far, b->geom, b->col_list, remote, b->d_n_col, 0, level,
+                     b->rowbits, b->best, s->comm);
+    kit_gpu_range_end(h, s->comm);
+  }
+  KIT_CUDA_CHECK(cudaEventRecord(s->local_remote_done, s->local));
+
+  /* Fold of the far sections: they are complete once far(own) is. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_own_done, 0));
+  bfs_gpu_fold_remote(b, s->comm, t);
+  /* The near section joins the owners' set once the local stream is done with it. */
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_remote_done, 0));
+  bfs_gpu_fold_local(b, s->comm);
+}
+
+/* A bottom-up level (direction.h). It needs the whole column frontier before any vertex can
+ * look for its smallest frontier neighbour, so the expand and the row's visited bits come
+ * first; then the split is by destination, as the top-down fold's: the far sections' vertices
+ * on the communication stream, which folds them at once, while the local stream scans the
+ * own section's, which stay here. */
+static void ts_bottom_up(ts_state *s, int level, int64_t count, bfs_level_traffic *t) {
+  bfs_gpu *b = &s->r.b;
+  const bfs_graph *g = b->g;
+  const int64_t own_lo = g->row_off[g->j] / 32, own_hi = g->row_off[g->j + 1] / 32, rw = g->nrow / 32;
+  bfs_gpu_expand(b, count, 0, s->comm, t);
+  bfs_gpu_own_to_col(b, s->comm);
+  bfs_gpu_row_visited(b, s->comm, t);
+  KIT_CUDA_CHECK(cudaEventRecord(s->remote_ready, s->comm));
+
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(s->local, s->remote_ready, 0));
+  int h = kit_gpu_range_begin("bottom_up_own", s->local);
+  bfs_gpu_bottom_up(b, level, own_lo, own_hi, s->local);
+  kit_gpu_range_end(h, s->local);
+  KIT_CUDA_CHECK(cudaEventRecord(s->local_remote_done, s->local));
+
+  h = kit_gpu_range_begin("bottom_up_far", s->comm);
+  bfs_gpu_bottom_up(b, level, 0, own_lo, s->comm);
+  bfs_gpu_bottom_up(b, level, own_hi, rw, s->comm);
+  kit_gpu_range_end(h, s->comm);
+  bfs_gpu_fold_remote(b, s->comm, t);
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_remote_done, 0));
+  bfs_gpu_fold_local(b, s->comm);
+}
+
+static void ts_search(void *st, int64_t root) {
+  ts_state *s = st;
+  bfs_gpu *b = &s->r.b;
   int64_t count = bfs_gpu_search_start(&s->r, root, s->comm);
   for (int level = 0;; ++level) {
     bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
-
-    /* This rank's frontier as a list: the local stream's sources and the expand's list. */
-    bfs_gpu_unpack(&b->work, b->front, g->own_pad / 32, 0, b->own_list, b->d_n_own, s->comm);
-    KIT_CUDA_CHECK(cudaEventRecord(s->own_ready, s->comm));
-
-    /* Local stream: the own frontier's neighbours, near and far, while the column talks. */
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->local, s->own_ready, 0));
-    int h = kit_gpu_range_begin("discover_own", s->local);
-    bfs_gpu_discover(s->kind, &s->lwork, &s->near, b->geom, b->own_list, count, b->d_n_own, own_base, level,
-                     b->rowbits, b->best, s->local);
-    bfs_gpu_discover(s->kind, &s->lwork, &s->far, b->geom, b->own_list, count, b->d_n_own, own_base, level,
-                     b->rowbits, b->best, s->local);
-    kit_gpu_range_end(h, s->local);
-    KIT_CUDA_CHECK(cudaEventRecord(s->local_own_done, s->local));
-
-    /* Communication stream: expand (the host blocks in MPI while the local stream works). */
-    const int64_t remote = bfs_gpu_expand(b, count, 1, s->comm, t);
-    if (remote > 0) {
-      bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->comm);
-      KIT_CUDA_CHECK(cudaEventRecord(s->remote_ready, s->comm));
-      /* Near neighbours of the remote frontier on the local stream ... */
-      KIT_CUDA_CHECK(cudaStreamWaitEvent(s->local, s->remote_ready, 0));
-      h = kit_gpu_range_begin("discover_remote_near", s->local);
-      bfs_gpu_discover(s->kind, &s->lwork, &s->near, b->geom, b->col_list, remote, b->d_n_col, 0, level,
-                       b->rowbits, b->best, s->local);
-      kit_gpu_range_end(h, s->local);
-      /* ... far ones first on the communication stream, which sends them next. */
-      h = kit_gpu_range_begin("discover_remote_far", s->comm);
-      bfs_gpu_discover(s->kind, &b->work, &s->far, b->geom, b->col_list, remote, b->d_n_col, 0, level,
-                       b->rowbits, b->best, s->comm);
-      kit_gpu_range_end(h, s->comm);
-    }
-    KIT_CUDA_CHECK(cudaEventRecord(s->local_remote_done, s->local));
-
-    /* Fold of the far sections: they are complete once far(own) is. */
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_own_done, 0));
-    bfs_gpu_fold_remote(b, s->comm, t);
-    /* The near section joins the owners' set once the local stream is done with it. */
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(s->comm, s->local_remote_done, 0));
-    bfs_gpu_fold_local(b, s->comm);
-
+    t->bottom_up = b->dir == BFS_BOTTOM_UP;
+    if (t->bottom_up)
+      ts_bottom_up(s, level, count, t);
+    else
+      ts_top_down(s, level, count, t);
     /* Update on the communication stream, which has waited for every local-stream task. */
     if (bfs_gpu_level_end(b, &s->r.traffic, level, s->comm, &count) == 0) break;
   }

@@ -3,7 +3,7 @@
 not send more than the plain run, and must account for what it saved.
 
 Runs `LAUNCH... --variant cpu ARGS...` (the reference: no pruning; `--direction top-down` when
-VARIANT is a GPU variant, which searches top-down only) and
+VARIANT is multi-thread or hybrid, which search top-down only) and
 `LAUNCH... --variant VARIANT --prune ARGS...`, each with --json, and checks:
   1. both pass verification (exit 0; the Graph500 rules and the oracle's levels);
   2. the pruned run sends no more bytes (expand + fold per search) than the reference;
@@ -28,9 +28,11 @@ def main():
     launch, args = sys.argv[2:sep], sys.argv[sep + 1:]
     with tempfile.TemporaryDirectory() as tmp:
         out = {}
-        # The reference searches in the pruned variant's direction: the GPU variants search
-        # top-down only, while cpu's default (auto) sends bottom-up levels' other messages.
-        reference = ["--variant", "cpu"] + ([] if variant == "cpu" else ["--direction", "top-down"])
+        # The reference searches in the pruned variant's direction: cpu, naive and two-stream
+        # default to auto, multi-thread and hybrid search top-down only (a bottom-up level
+        # sends other messages).
+        auto = variant in ("cpu", "naive", "two-stream")
+        reference = ["--variant", "cpu"] + ([] if auto else ["--direction", "top-down"])
         for name, extra in (("reference", reference), ("pruned", ["--variant", variant, "--prune"])):
             path = os.path.join(tmp, name + ".json")
             rc, text = run(launch + extra + args, path)

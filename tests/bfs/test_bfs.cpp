@@ -438,21 +438,32 @@ TEST(bfsGraphIO, ReadsBothFormatsAlike) {
 
 // bfs_csr_select (the GPU variants' splits of a block): inside and outside a destination
 // range partition every source's entries, keep their order, and shift the kept ones.
-TEST(bfsGraph, CsrSelectPartitionsTheBlock) {
-  std::mt19937 rng(13);
-  bfs_graph g;
+// A random block of ncol sources and nrow destinations for the CSR helpers: each source gets
+// rng() % maxdeg random destinations and, every repeat_every-th one (0: none), a repeat of its
+// last; g (zeroed otherwise) points at xoff and adj.
+static void random_block(std::mt19937 &rng, int64_t ncol, int64_t nrow, int maxdeg, int repeat_every,
+                         bfs_graph &g, std::vector<int64_t> &xoff, std::vector<uint32_t> &adj) {
   std::memset(&g, 0, sizeof g);
-  g.ncol = 64;
-  g.nrow = 128;
-  std::vector<int64_t> xoff(g.ncol + 1, 0);
-  std::vector<uint32_t> adj;
-  for (int64_t x = 0; x < g.ncol; ++x) {
-    const int d = (int)(rng() % 12);
-    for (int k = 0; k < d; ++k) adj.push_back(rng() % g.nrow);
+  g.ncol = ncol;
+  g.nrow = nrow;
+  xoff.assign(ncol + 1, 0);
+  adj.clear();
+  for (int64_t x = 0; x < ncol; ++x) {
+    const int d = (int)(rng() % maxdeg);
+    for (int k = 0; k < d; ++k) adj.push_back(rng() % nrow);
+    if (d > 0 && repeat_every > 0 && x % repeat_every == 0) adj.push_back(adj.back());
     xoff[x + 1] = (int64_t)adj.size();
   }
   g.xoff = xoff.data();
   g.adj = adj.data();
+}
+
+TEST(bfsGraph, CsrSelectPartitionsTheBlock) {
+  std::mt19937 rng(13);
+  bfs_graph g;
+  std::vector<int64_t> xoff;
+  std::vector<uint32_t> adj;
+  random_block(rng, 64, 128, 12, 0, g, xoff, adj);
   const int64_t lo = 32, hi = 96;
   int64_t *in_off, *out_off;
   uint32_t *in_adj, *out_adj;
@@ -515,6 +526,41 @@ TEST(bfsGraph, BuildIsTheSerialCsrForAnyThreadCount) {
   }
   omp_set_num_threads(saved);
   bfs_edges_free(&e);
+}
+
+// The block's transpose (bottom-up levels, direction.h) against one written here: for each
+// destination v, the sources u of every stored entry u -> v, repeats kept, in increasing u,
+// for 1, 2 and 3 threads (each thread owns a destination range); and bfs_first_in_frontier
+// takes the first of them in a frontier, the smallest.
+TEST(bfsGraph, TransposeListsSourcesInOrderForAnyThreadCount) {
+  std::mt19937 rng(21);
+  bfs_graph g;
+  std::vector<int64_t> xoff;
+  std::vector<uint32_t> adj;
+  random_block(rng, 96, 64, 9, 4, g, xoff, adj);  // repeated entries too
+  std::vector<std::vector<uint32_t>> want(g.nrow);
+  for (int64_t u = 0; u < g.ncol; ++u)
+    for (int64_t e = xoff[u]; e < xoff[u + 1]; ++e) want[adj[e]].push_back((uint32_t)u);
+  std::vector<uint32_t> colbits(g.ncol / 32);
+  for (auto &w : colbits) w = rng() & rng();
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    int64_t *toff;
+    uint32_t *tadj;
+    bfs_block_transpose(&g, &toff, &tadj);
+    ASSERT_EQ(toff[g.nrow], xoff[g.ncol]);
+    for (int64_t v = 0; v < g.nrow; ++v) {
+      ASSERT_EQ(std::vector<uint32_t>(tadj + toff[v], tadj + toff[v + 1]), want[v]) << "vertex " << v;
+      int64_t first = -1;
+      for (uint32_t u : want[v])
+        if (bfs_bit_get(colbits.data(), u) && (first < 0 || u < first)) first = u;
+      ASSERT_EQ(bfs_first_in_frontier(toff, tadj, colbits.data(), v), first) << "vertex " << v;
+    }
+    free(toff);
+    free(tadj);
+  }
+  omp_set_num_threads(saved);
 }
 
 // --prune's host sort-unique (Rossetti's recipe 3): the sorted set, each value once, and a

@@ -2,7 +2,8 @@
 // Bernaschi's bitmap unpack (popcount scan + Algorithm 1) and atomicOr pack on empty, full,
 // single-bit-at-word-edge and random sets, sizes not a multiple of 32, sections of a larger
 // bitmap (the fold's use); the two discovery kernels against the host claim (same keys,
-// same bits); the owners' update against a host loop (padding bits masked).
+// same bits); the owners' update against a host loop (padding bits masked, the new frontier's
+// degrees summed); the bottom-up kernel against the smallest frontier label per vertex.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "bitmap.h"
 #include "claim.h"
+#include "direction.h"
 #include "exchange.h"
 #include "gpu_block.h"
 #include "kernels.h"
@@ -157,24 +159,34 @@ TEST(bfsGpu, PackMatchesHostAndIgnoresOutOfRange) {
 // Both discovery kernels claim exactly what the host claim does: the same smallest keys and
 // the same "new here" bits, including destinations another source already claimed at an
 // earlier level (no bit) and repeated edges.
+// A random block of ncol sources and nrow destinations: up to maxdeg destinations per source,
+// none for every seventh source, and every repeat_every-th (0: none) repeats its last entry.
+static void random_block(std::mt19937 &rng, int64_t ncol, int64_t nrow, int maxdeg, int repeat_every,
+                         bfs_graph &g, std::vector<int64_t> &xoff, std::vector<uint32_t> &adj) {
+  std::memset(&g, 0, sizeof g);
+  g.ncol = ncol;
+  g.nrow = nrow;
+  xoff.assign(ncol + 1, 0);
+  adj.clear();
+  std::uniform_int_distribution<int> deg(0, maxdeg);
+  std::uniform_int_distribution<uint32_t> dst(0, nrow - 1);
+  for (int64_t x = 0; x < ncol; ++x) {
+    const int d = (x % 7 == 0) ? 0 : deg(rng);
+    for (int k = 0; k < d; ++k) adj.push_back(dst(rng));
+    if (d > 0 && repeat_every > 0 && x % repeat_every == 0) adj.push_back(adj.back());
+    xoff[x + 1] = (int64_t)adj.size();
+  }
+}
+
 TEST(bfsGpu, DiscoverKernelsMatchHostClaim) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(5);
   const int64_t ncol = 96, nrow = 160;  // R = 2 column sections of 48 padded slots
   std::vector<int64_t> col_off = {0, 48, 96}, col_begin = {1000, 5000};
   bfs_graph g;
-  std::memset(&g, 0, sizeof g);
-  g.ncol = ncol;
-  g.nrow = nrow;
-  std::vector<int64_t> xoff(ncol + 1, 0);
+  std::vector<int64_t> xoff;
   std::vector<uint32_t> adj;
-  std::uniform_int_distribution<int> deg(0, 40);
-  std::uniform_int_distribution<uint32_t> dst(0, nrow - 1);
-  for (int64_t x = 0; x < ncol; ++x) {
-    const int d = (x % 7 == 0) ? 0 : deg(rng);
-    for (int k = 0; k < d; ++k) adj.push_back(dst(rng));
-    xoff[x + 1] = (int64_t)adj.size();
-  }
+  random_block(rng, ncol, nrow, 40, 0, g, xoff, adj);
   std::vector<uint32_t> list;
   for (uint32_t x = 0; x < ncol; x += 2) list.push_back(x);
   const int level = 3;
@@ -231,16 +243,21 @@ TEST(bfsGpu, UpdateMatchesHost) {
   uint32_t *dr = to_dev(recv), *dv = to_dev(visited),
            *df = to_dev(std::vector<uint32_t>(nwords, 0xffffffffu));
   int32_t *dl = to_dev(level);
-  unsigned long long *dc = (unsigned long long *)to_dev(std::vector<int64_t>{5});
-  launch_bfs_update(dr, dv, df, dl, nwords, own_count, 4, dc, 0);
+  std::vector<int64_t> deg(32 * nwords);
+  for (int64_t k = 0; k < 32 * nwords; ++k)
+    deg[k] = k < own_count ? 1 + 3 * k : 1000000;  // padding: never summed
+  int64_t *dd = to_dev(deg);
+  unsigned long long *dc = (unsigned long long *)to_dev(std::vector<int64_t>{5, 7});
+  launch_bfs_update(dr, dv, df, dl, nwords, own_count, 4, dd, dc, 0);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  int64_t fresh = 0;
+  int64_t fresh = 0, mf = 0;
   for (int64_t k = 0; k < own_count; ++k) {
     const bool f = (recv[k >> 5] >> (k & 31) & 1) && !(visited[k >> 5] >> (k & 31) & 1);
     fresh += f;
+    mf += f ? deg[k] : 0;
     if (f) level[k] = 4;
   }
-  EXPECT_EQ(to_host((int64_t *)dc, 1)[0], 5 + fresh);
+  EXPECT_EQ(to_host((int64_t *)dc, 2), (std::vector<int64_t>{5 + fresh, 7 + mf}));
   EXPECT_EQ(to_host(dl, own_count), level);
   const auto front = to_host(df, nwords), vis = to_host(dv, nwords), rec = to_host(dr, nwords);
   for (int64_t k = 0; k < 32 * nwords; ++k) {
@@ -255,6 +272,67 @@ TEST(bfsGpu, UpdateMatchesHost) {
   cudaFree(df);
   cudaFree(dl);
   cudaFree(dc);
+  cudaFree(dd);
+}
+
+// A bottom-up level (direction.h) on a random block with repeated entries: every vertex of
+// the word range that the row has not visited gets the key of the smallest frontier label
+// among its sources, found here from the CSR itself (not from the transpose the kernel
+// walks), unless its key is already smaller; words outside the range are left alone.
+TEST(bfsGpu, BottomUpTakesSmallestFrontierLabel) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(17);
+  const int64_t ncol = 96, nrow = 160;  // R = 2 column sections of 48 padded slots
+  const int64_t col_off[] = {0, 48, 96}, col_begin[] = {1000, 5000};
+  bfs_graph g;
+  std::vector<int64_t> xoff;
+  std::vector<uint32_t> adj;
+  random_block(rng, ncol, nrow, 12, 5, g, xoff, adj);  // repeated edges too
+  g.xoff = xoff.data();
+  g.adj = adj.data();
+  int64_t *toff;
+  uint32_t *tadj;
+  bfs_block_transpose(&g, &toff, &tadj);
+  std::vector<uint32_t> colbits(ncol / 32), rowvis(nrow / 32);
+  for (auto &w : colbits) w = rng() & rng();  // about a quarter of the sources in the frontier
+  for (auto &w : rowvis) w = rng();
+  const int level = 2;
+  std::vector<int64_t> best(nrow, BFS_KEY_NONE);
+  for (int64_t v = 0; v < nrow; v += 7) best[v] = bfs_key(0, 3);          // smaller: kept
+  for (int64_t v = 3; v < nrow; v += 11) best[v] = bfs_key(level, 9999);  // larger label: replaced
+  const int64_t w_lo = 1, w_hi = 4;
+  std::vector<int64_t> want = best;
+  std::vector<uint32_t> bits(nrow / 32, 0u);
+  for (int64_t v = 32 * w_lo; v < 32 * w_hi; ++v) {
+    if (rowvis[v >> 5] >> (v & 31) & 1) continue;
+    int64_t label = -1;
+    for (int64_t u = 0; u < ncol; ++u)
+      for (int64_t e = xoff[u]; e < xoff[u + 1]; ++e)
+        if (adj[e] == v && (colbits[u >> 5] >> (u & 31) & 1)) {
+          const int ii = u >= 48;
+          const int64_t l = col_begin[ii] + (u - col_off[ii]);
+          if (label < 0 || l < label) label = l;
+        }
+    if (label < 0 || bfs_key(level, label) >= want[v]) continue;
+    if (want[v] == BFS_KEY_NONE) bits[v >> 5] |= 1u << (v & 31);
+    want[v] = bfs_key(level, label);
+  }
+  int64_t *dtoff = to_dev(std::vector<int64_t>(toff, toff + nrow + 1));
+  uint32_t *dtadj = to_dev(std::vector<uint32_t>(tadj, tadj + toff[nrow]));
+  uint32_t *dcol = to_dev(colbits), *dvis = to_dev(rowvis),
+           *dbits = to_dev(std::vector<uint32_t>(nrow / 32, 0u));
+  unsigned long long *dbest = (unsigned long long *)to_dev(best);
+  int64_t *dgeom = to_dev(std::vector<int64_t>{0, 48, 96, 1000, 5000});
+  bfs_dev_geom geom = {2, dgeom, dgeom + 3};
+  launch_bfs_bottom_up(dtoff, dtadj, dcol, dvis, w_lo, w_hi, geom, level, dbits, dbest, 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(to_host((int64_t *)dbest, nrow), want);
+  EXPECT_EQ(to_host(dbits, nrow / 32), bits);
+  free(toff);
+  free(tadj);
+  for (void *p : {(void *)dtoff, (void *)dtadj, (void *)dcol, (void *)dvis, (void *)dbits, (void *)dbest,
+                  (void *)dgeom})
+    cudaFree(p);
 }
 
 // --prune on the GPU (CUB radix sort + DeviceSelect::Unique) against the host's qsort/unique,
