@@ -12,25 +12,29 @@
 #            --direction top-down and auto (Beamer's direction-optimising search)
 #   weak   : Bernaschi Fig. 9's weak scaling, scale 24 per GPU (BFS_WEAK_SCALE): 24, 25, 26 on
 #            1, 2, 4 GPUs (those the machine has), two-stream on the default grid, top-down and auto
+#            (BFS_WEAK_DIRECTIONS), BFS_WEAK_ROOTS roots (8)
+# single, large and dual search top-down, as lab 09's tables (BFS_DIRECTION=auto: direction-
+# optimising; multi-thread and hybrid refuse it, exit 2); cpu in its default direction (auto).
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep_lib.sh"
+td="--direction ${BFS_DIRECTION:-top-down}"
 case $mode in
   single)
-    for v in naive two-stream hybrid; do run "$bin" --variant $v --scale 22 --roots 8; done
-    run "$bin" --variant multi-thread --gpus 1 --scale 22 --roots 8
-    BFS_DISCOVER=edges run "$bin" --variant naive --scale 22 --roots 8 ;;
+    for v in naive two-stream hybrid; do run "$bin" --variant $v --scale 22 --roots 8 $td; done
+    run "$bin" --variant multi-thread --gpus 1 --scale 22 --roots 8 $td
+    BFS_DISCOVER=edges run "$bin" --variant naive --scale 22 --roots 8 $td ;;
   large)
-    run "$bin" --variant two-stream --scale 24 --roots 8
-    run "$bin" --variant multi-thread --gpus 1 --scale 24 --roots 8 ;;
+    run "$bin" --variant two-stream --scale 24 --roots 8 $td
+    run "$bin" --variant multi-thread --gpus 1 --scale 24 --roots 8 $td ;;
   dual)
     sc=${BFS_DUAL_SCALE:-24}
     for grid in 1x2 2x1; do for t in list bitmap; do
-      run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid $grid --transfer $t
+      run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid $grid --transfer $t $td
     done; done
-    run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid 1x2 --transfer auto
-    run "$bin" --variant multi-thread --gpus 2 --scale $sc --roots 8 ;;
+    run "$here/mpirun.sh" 2 "$bin" --variant two-stream --scale $sc --roots 8 --grid 1x2 --transfer auto $td
+    run "$bin" --variant multi-thread --gpus 2 --scale $sc --roots 8 $td ;;
   cpu)
     for np in 1 2 4; do
       OMP_NUM_THREADS=1 run "$here/mpirun.sh" $np "$bin" --variant cpu --scale 14 --roots 8
@@ -45,8 +49,8 @@ case $mode in
     for step in 0 1 2; do
       np=$((1 << step)); sc=$(( ${BFS_WEAK_SCALE:-24} + step ))
       [ "$np" -le "$ngpu" ] || continue
-      for d in top-down auto; do
-        run "$here/mpirun.sh" $np "$bin" --variant two-stream --scale $sc --roots 8 --direction $d
+      for d in ${BFS_WEAK_DIRECTIONS:-top-down auto}; do
+        run "$here/mpirun.sh" $np "$bin" --variant two-stream --scale $sc --roots ${BFS_WEAK_ROOTS:-8} --direction $d
       done
     done ;;
   *) echo "usage: bfs_sweep.sh single|large|dual|cpu|direction|weak OUT.jsonl [BIN]" >&2; exit 2 ;;

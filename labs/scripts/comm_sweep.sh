@@ -10,7 +10,8 @@
 #   tetfv    two-stream, box:100 (strong; 6 M cells), --reorder none (box:150 takes 70-95 s of
 #            serial set-up a run, too long for a device call per transport)
 #   bfs      two-stream, scale BFS_COMM_SCALE (22) in total (strong), 8 roots, each search
-#            validated; on P GPUs a P x 1 grid (expand messages only) and a 1 x P grid (fold only)
+#            validated; on P GPUs a P x 1 grid (expand messages only) and a 1 x P grid (fold only);
+#            top-down, as lab 11's table (BFS_DIRECTION=auto: direction-optimising)
 # KIT_COMMS="host ipc nccl nvshmem" (the default) names the transports to run.
 set -u
 app=$1; out=$2; bin=${3:-build/bin/$app}
@@ -44,7 +45,7 @@ case $app in
       for c in $comms; do mpi $np --variant two-stream --comm $c $big; done
     done ;;
   bfs)
-    sc="--scale ${BFS_COMM_SCALE:-22} --roots 8"
+    sc="--scale ${BFS_COMM_SCALE:-22} --roots 8 --direction ${BFS_DIRECTION:-top-down}"
     run "$bin" --variant two-stream $sc
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
