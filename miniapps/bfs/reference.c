@@ -1,7 +1,8 @@
-/* reference.c: the oracle. A plain serial queue BFS on a CSR built directly from the input
- * edge list on one rank: no partitioning, no messages, and no threads in the search (only
- * the CSR's construction uses them). Levels are unique in a
- * BFS, so every variant, grid and thread count must reproduce them exactly (DESIGN.md Sec. 6);
+/* reference.c: the oracle. A plain queue BFS on a CSR built directly from the input
+ * edge list on one rank: no partitioning, no messages, no bitmaps, no direction switch: a
+ * level-synchronous queue BFS on the rank's threads. Levels are unique in a BFS (the
+ * oracle's own are the same for any thread count), so every variant, grid and thread count
+ * must reproduce them exactly (DESIGN.md Sec. 6);
  * the validation (validate.c) uses this CSR to look up parent edges. */
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +64,31 @@ int bfs_csr_has_edge(const bfs_csr *g, int64_t u, int64_t v) {
 }
 
 void bfs_reference(const bfs_csr *g, int64_t root, int32_t *level) {
+  /* Level-synchronous: the threads share each level's queue, and a vertex joins the next one
+   * through a compare-and-swap on its level. Which thread wins does not matter: a vertex's
+   * level is its distance from the root, the same whoever reaches it first at that level. */
   int64_t *queue = kit_malloc((size_t)(g->n + 1) * sizeof(int64_t), "oracle queue");
+#pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < g->n; ++v) level[v] = -1;
-  int64_t head = 0, tail = 0;
+  int64_t head = 0, tail = 1;
   level[root] = 0;
-  queue[tail++] = root;
-  while (head < tail) {
-    const int64_t u = queue[head++];
-    for (int64_t e = g->off[u]; e < g->off[u + 1]; ++e) {
-      const int64_t v = g->adj[e];
-      if (level[v] < 0) {
-        level[v] = level[u] + 1;
-        queue[tail++] = v;
+  queue[0] = root;
+  for (int32_t l = 0; head < tail; ++l) {
+    const int64_t lo = head, hi = tail;
+    int64_t next = hi; /* the next level is appended after this one */
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t k = lo; k < hi; ++k) {
+      const int64_t u = queue[k];
+      for (int64_t e = g->off[u]; e < g->off[u + 1]; ++e) {
+        const int64_t v = g->adj[e];
+        int32_t unseen = -1;
+        if (__atomic_load_n(&level[v], __ATOMIC_RELAXED) < 0 &&
+            __atomic_compare_exchange_n(&level[v], &unseen, l + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+          queue[__atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)] = v;
       }
     }
+    head = hi;
+    tail = next;
   }
   free(queue);
 }

@@ -20,7 +20,8 @@ typedef struct bfs_csr {
 void bfs_csr_build(const int64_t *uv, int64_t m, int64_t n, bfs_csr *g);
 void bfs_csr_free(bfs_csr *g);
 int bfs_csr_has_edge(const bfs_csr *g, int64_t u, int64_t v);
-/* The oracle: a serial queue BFS; level[v] = hops from root, -1 unreached. */
+/* The oracle: a level-synchronous queue BFS on the OpenMP threads; level[v] = hops from
+ * root, -1 unreached (the same for any thread count). */
 void bfs_reference(const bfs_csr *g, int64_t root, int32_t *level);
 
 /* Failures of one search against the five rules of the Graph500 specification

@@ -289,6 +289,42 @@ TEST(bfsOracle, LevelsByHand) {
   EXPECT_EQ(level[0], -1);
 }
 
+// The oracle on the rank's threads against a serial queue BFS written here, from the raw
+// edge list (its own adjacency, no CSR): a Kronecker graph with loops, repeats and isolated
+// vertices, several roots, 1, 2 and 4 threads.
+TEST(bfsOracle, ThreadedLevelsAreTheSerialBfs) {
+  bfs_edges e;
+  bfs_generate_slice(12, 16, 3, 0, 1, &e);
+  std::vector<std::vector<int64_t>> nbr(e.n);
+  for (int64_t k = 0; k < e.m; ++k) {
+    nbr[e.uv[2 * k]].push_back(e.uv[2 * k + 1]);
+    nbr[e.uv[2 * k + 1]].push_back(e.uv[2 * k]);
+  }
+  bfs_csr csr;
+  bfs_csr_build(e.uv, e.m, e.n, &csr);
+  const int saved = omp_get_max_threads();
+  for (int64_t root : {0, 17, 1234, 4095}) {
+    std::vector<int32_t> want(e.n, -1);
+    std::vector<int64_t> queue{root};
+    want[root] = 0;
+    for (size_t h = 0; h < queue.size(); ++h)
+      for (int64_t v : nbr[queue[h]])
+        if (want[v] < 0) {
+          want[v] = want[queue[h]] + 1;
+          queue.push_back(v);
+        }
+    for (int threads : {1, 2, 4}) {
+      omp_set_num_threads(threads);
+      std::vector<int32_t> got(e.n, 7);
+      bfs_reference(&csr, root, got.data());
+      ASSERT_EQ(got, want) << "root " << root << ", " << threads << " threads";
+    }
+  }
+  omp_set_num_threads(saved);
+  bfs_csr_free(&csr);
+  bfs_edges_free(&e);
+}
+
 TEST(bfsValidate, AcceptsAValidTree) {
   Fixture f;
   const bfs_validation v = f.check(parents(), levels());
