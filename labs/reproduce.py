@@ -28,8 +28,14 @@ GPU counts are 1, 2 and 4. A run that needs more GPUs than the machine has (nvid
 or --gpus N) is skipped with the reason, and on a machine without a CUDA device every GPU run
 is ("skipped: no CUDA device"); runs of the `cpu` variant need no GPU and always run. A run
 the app itself skips (exit 77: a transport this machine cannot run, a build without CUDA) is
-counted as skipped. The exit status is 0 when no run failed (skips included), 1 when one
-did (its log names it), 2 for a bad command line. --small runs every plan at toy sizes with
+counted as skipped. The exit status is 0 when no run failed (skips and pending runs
+included), 1 when one did (its log names it), 2 for a bad command line.
+A figure larger than one sitting (a device call's time) is made in parts: --budget S starts no
+run after S seconds (the rest are "pending" in meta.json, which is rewritten after every run,
+so a call killed from outside loses only its last run), and a later --resume into the same
+OUT keeps every run that finished "ok" (the same command line: same plan, sizes and paths),
+runs the others, and rewrites runs.jsonl, runs.csv, the PNG and meta.json for the whole
+figure (the JSON lines keep the commit that made each; meta.json lists them all). --small runs every plan at toy sizes with
 every check on: a test of the pipeline, never a figure (meta.json and the PNG say so).
 Standard library; matplotlib only for the PNG.
 """
@@ -631,6 +637,32 @@ def make_pngs(fig, d, rows, meta):
     return made, notes
 
 
+def finished_runs(d):
+    """--resume: the runs of an earlier invocation in d that ended "ok" (its meta.json), each
+    command line with its JSON lines (runs.jsonl holds them in the order the runs ended, each
+    entry's json_lines many), its seconds and the commit that made them; {} when d holds none."""
+    try:
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(d, "runs.jsonl")) as f:
+            lines = [l for l in f.read().splitlines() if l.strip()]
+    except (OSError, ValueError):
+        return {}
+    done, at = {}, 0
+    for e in meta.get("runs", []):
+        k = e.get("json_lines") or 0
+        if e.get("status") in ("ok", "kept") and k > 0:
+            done[e["command"]] = dict(lines=lines[at:at + k], seconds=e.get("seconds"))
+        at += k
+    return done
+
+
+def save_meta(d, meta):
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+
+
 def run_figure(a, fid, avail, names):
     fig = FIGURES[fid]
     d = figure_dir(a, fid)
@@ -638,17 +670,20 @@ def run_figure(a, fid, avail, names):
     runs = fig["plan"](c)
     jsonl = os.path.join(d, "runs.jsonl")
     os.makedirs(d, exist_ok=True)
+    kept = finished_runs(d) if a.resume else {}
     for old in ("runs.jsonl", "runs.csv", "meta.json"):  # from scratch: this script's own files only
         if os.path.exists(os.path.join(d, old)):
             os.remove(os.path.join(d, old))
     for old in os.listdir(d):
         if old.endswith(".png"):
             os.remove(os.path.join(d, old))
-    for sub in ("logs", "traces"):
-        shutil.rmtree(os.path.join(d, sub), ignore_errors=True)
-    os.makedirs(os.path.join(d, "logs"))
+    for sub in ("logs", "traces"):  # --resume keeps the finished runs' logs and traces
+        if not a.resume:
+            shutil.rmtree(os.path.join(d, sub), ignore_errors=True)
+    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
+    open(jsonl, "w").close()  # there even when no run ends (meta.json names it)
     if any("--trace" in r.args for r in runs):
-        os.makedirs(os.path.join(d, "traces"))
+        os.makedirs(os.path.join(d, "traces"), exist_ok=True)
     desc, source, kit_file = commit()
     meta = OrderedDict(schema="kit.reproduce/1", figure=fid, paper=fig["paper"], title=fig["line"],
                        notes=fig["notes"], small=a.small,
@@ -663,11 +698,31 @@ def run_figure(a, fid, avail, names):
     if a.small:
         print("  --small: toy sizes with every check on, a test of the pipeline (the notes describe the "
               "full plan)", flush=True)
-    rows, counts = [], OrderedDict(ran=0, skipped=0, failed=0)
+    rows, counts = [], OrderedDict(ran=0, kept=0, skipped=0, failed=0, pending=0)
     for i, run in enumerate(runs, 1):
+        if i > 1:  # what has finished so far, so that a --resume after a killed call keeps it
+            save_meta(d, meta)
         env, argv = command(run, a.bin_dir, jsonl)
         line = shell_line(env, argv)
         entry = OrderedDict(command=line, series=run.series, N=run.n, tags=list(run.tags))
+        if line in kept:  # --resume: finished earlier; its lines go back in plan order
+            recs = [json.loads(l) for l in kept[line]["lines"]]
+            with open(jsonl, "a") as f:
+                f.write("".join(l + "\n" for l in kept[line]["lines"]))
+            entry.update(status="kept", seconds=kept[line]["seconds"], json_lines=len(recs),
+                         reason="finished by an earlier invocation (--resume)")
+            counts["kept"] += 1
+            meta["runs"].append(entry)
+            for r in recs:
+                rows.append(dict(rec=r, series=run.series, group=run.group, N=run.n, tags=run.tags))
+            print(f"  [{i}/{len(runs)}] kept (--resume): {line}", flush=True)
+            continue
+        if a.budget is not None and time.time() - a.started >= a.budget:
+            entry.update(status="pending", reason=f"not started: --budget {a.budget:g} s spent")
+            counts["pending"] += 1
+            meta["runs"].append(entry)
+            print(f"  [{i}/{len(runs)}] pending (--budget): {line}", flush=True)
+            continue
         why = skip_reason(run, avail)
         if why:
             entry.update(status="skipped", reason=why)
@@ -726,13 +781,15 @@ def run_figure(a, fid, avail, names):
     meta.update(counts=counts, files=OrderedDict(jsonl="runs.jsonl", csv="runs.csv", png=pngs, logs="logs/"),
                 notes_png=notes, binaries_git=sorted({r["rec"].get("git", "") for r in rows}),
                 finished=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
-    with open(os.path.join(d, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    save_meta(d, meta)
     for n in notes:
         print(f"  note: {n}")
-    print(f"reproduce.py: {fid}: {counts['ran']} ran, {counts['skipped']} skipped, {counts['failed']} failed; "
+    print(f"reproduce.py: {fid}: {counts['ran']} ran, {counts['kept']} kept, {counts['skipped']} skipped, "
+          f"{counts['failed']} failed, {counts['pending']} pending; "
           f"wrote {', '.join(['runs.jsonl', 'runs.csv'] + pngs + ['meta.json'])} in {rel(d)}", flush=True)
+    if counts["pending"]:
+        print(f"reproduce.py: {fid}: {counts['pending']} runs not started; the same command with --resume "
+              f"runs them and keeps the finished ones", flush=True)
     return counts["failed"] == 0
 
 
@@ -765,10 +822,19 @@ def parse_args(argv):
     ap.add_argument("--small", action="store_true",
                     help="toy sizes, every check on: a test of the pipeline, not the figure")
     ap.add_argument("--timeout", type=float, metavar="S", help="stop a run after S seconds (counted failed)")
+    ap.add_argument("--budget", type=float, metavar="S",
+                    help="start no run after S seconds of this command (the rest: pending); with "
+                         "--resume a figure can be finished over several calls")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the runs an earlier invocation finished in OUT/<figure>/ (same command "
+                         "line, status ok) and run only the others")
     a = ap.parse_args(argv)
+    a.started = time.time()
     a.comms = tuple(x for x in a.comms.split(",") if x)
     if a.gpus is not None and a.gpus < 0:
         ap.error("--gpus must be 0 or more")
+    if a.budget is not None and a.budget < 0:
+        ap.error("--budget must be 0 or more")
     a.out, a.bin_dir = os.path.abspath(a.out), os.path.abspath(a.bin_dir)
     return ap, a
 

@@ -22,7 +22,9 @@
   small    sourouri2015-fig3 --gpus 0 --small end to end: the cpu runs run and verify, the GPU
            runs are skipped with "skipped: no CUDA device", runs.jsonl, runs.csv, meta.json
            (commands as the dry run prints them) and the PNG (with matplotlib) are written,
-           and the command exits 0.
+           and the command exits 0; then --resume keeps them all (nothing re-run, runs.jsonl
+           unchanged), and --budget 0 into a fresh folder leaves every run pending for a
+           --resume to run.
 Exit 0 when every check passes, 1 with one line per failure. Standard library only.
 """
 import concurrent.futures
@@ -298,7 +300,7 @@ def check_small(src, bindir):
             fail(f"meta.json: the runs that ran are not the cpu ones: {[e['command'] for e in ok]}")
         if not gpu or any(e["status"] != "skipped" or e["reason"] != "skipped: no CUDA device" for e in gpu):
             fail("meta.json: the GPU runs are not all 'skipped: no CUDA device'")
-        if meta["counts"] != {"ran": len(ok), "skipped": len(gpu), "failed": 0}:
+        if meta["counts"] != {"ran": len(ok), "kept": 0, "skipped": len(gpu), "failed": 0, "pending": 0}:
             fail(f"meta.json: counts {meta['counts']}")
         if meta["device"] != "no GPU" or meta["commit"] != expected_commit(src) or not meta["date"]:
             fail(f"meta.json: device {meta['device']!r}, commit {meta['commit']!r} (want "
@@ -322,8 +324,34 @@ def check_small(src, bindir):
             fail("meta.json: no note that the PNG was skipped for want of matplotlib")
         print(f"{fig} --small --gpus 0: {len(ok)} cpu runs verified, {len(gpu)} GPU runs skipped"
               + (", PNG written" if have_mpl else ", PNG skipped (no matplotlib)"))
+        check_resume(src, args, d, meta, open(os.path.join(d, "runs.jsonl")).read())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_resume(src, args, d, meta, lines):
+    """--resume keeps every finished run (nothing re-run, the same JSON lines in plan order),
+    and --budget 0 starts nothing: every run pending, which a --resume then runs."""
+    ok = [e["command"] for e in meta["runs"] if e["status"] == "ok"]
+    r = reproduce(src, *args, "--resume")
+    again = json.load(open(os.path.join(d, "meta.json")))
+    if r.returncode != 0 or [e["command"] for e in again["runs"] if e["status"] == "kept"] != ok:
+        fail(f"--resume: exit {r.returncode}, kept {[e['command'] for e in again['runs'] if e['status'] == 'kept']}")
+    if again["counts"]["ran"] != 0 or open(os.path.join(d, "runs.jsonl")).read() != lines:
+        fail(f"--resume ran again ({again['counts']}) or changed runs.jsonl")
+    budget = args[:args.index("--out") + 1] + [args[args.index("--out") + 1] + "-budget"] + \
+        args[args.index("--out") + 2:]
+    bd = os.path.join(budget[budget.index("--out") + 1], os.path.basename(d))
+    r = reproduce(src, *budget, "--budget", "0")
+    m0 = json.load(open(os.path.join(bd, "meta.json")))
+    if r.returncode != 0 or m0["counts"]["pending"] != len(meta["runs"]) or open(os.path.join(bd, "runs.jsonl")).read():
+        fail(f"--budget 0: exit {r.returncode}, counts {m0['counts']}: every run should be pending, none run")
+    r = reproduce(src, *budget, "--resume")
+    m1 = json.load(open(os.path.join(bd, "meta.json")))
+    if r.returncode != 0 or m1["counts"]["ran"] != len(ok) or m1["counts"]["pending"]:
+        fail(f"--resume after --budget 0: exit {r.returncode}, counts {m1['counts']}")
+    shutil.rmtree(budget[budget.index("--out") + 1], ignore_errors=True)
+    print(f"--resume kept {len(ok)} finished runs; --budget 0 left {len(meta['runs'])} pending, run by --resume")
 
 
 def main():
