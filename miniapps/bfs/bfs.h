@@ -43,10 +43,9 @@ typedef struct bfs_params {
  * host (multi-thread's and hybrid's messages are host memory already). */
 #define BFS_COMM_VARIANTS "naive|two-stream"
 
-/* The variants with bottom-up levels (--direction bottom-up|auto, direction.h; auto is their
- * default); the others run top-down only, for now. */
-#define BFS_DIRECTION_VARIANTS "cpu|naive|two-stream"
-#define BFS_DIRECTION_VARIANTS_TEXT "cpu, naive or two-stream"
+/* The variants whose default --direction is auto (direction.h); every variant has bottom-up
+ * levels, multi-thread's and hybrid's default stays top-down until theirs have run on a GPU. */
+#define BFS_DIRECTION_AUTO_VARIANTS "cpu|naive|two-stream"
 /* The transfer mode of a --transfer word. */
 int bfs_transfer_mode(const char *word);
 /* --grid parser: "RxC" with R, C >= 1 into int[2]. */
@@ -115,11 +114,18 @@ void bfs_graph_free(bfs_graph *g);
  * GPU and CPU (hybrid). */
 void bfs_csr_select(const bfs_graph *g, int64_t lo, int64_t hi, int inside, int64_t shift, int64_t **xoff,
                     uint32_t **adj);
-/* The block's transpose, for bottom-up levels (direction.h): for each row-local vertex v, the
- * column-local sources u with u -> v stored here, in increasing u, the same lists for every
- * thread count. *toff gets nrow+1 offsets and *tadj the entries (kit_malloc'd; the caller
- * frees them). */
-void bfs_block_transpose(const bfs_graph *g, int64_t **toff, uint32_t **tadj);
+/* The block's transpose, for bottom-up levels (direction.h): for each row-local vertex v in
+ * [first, last), the column-local sources u with u -> v stored here, in increasing u, the same
+ * lists for every thread count. *toff gets last-first+1 offsets, indexed by v - first, and
+ * *tadj the entries (kit_malloc'd; the caller frees them). [0, nrow): the whole block. */
+void bfs_block_transpose(const bfs_graph *g, int64_t first, int64_t last, int64_t **toff, uint32_t **tadj);
+/* One row word w of a bottom-up level on the host (cpu variant, hybrid's CPU share): each
+ * vertex of the word whose bit in `visited` (the row's visited bits) is clear takes its first
+ * frontier neighbour (bfs_first_in_frontier over the whole block's transpose toff/tadj and
+ * colbits) and keeps its key in best[v] if smaller; returns the word's new discoveries (the
+ * vertices whose key was "none"). One thread per word: no atomics. */
+uint32_t bfs_bottom_up_word(const bfs_graph *g, const int64_t *toff, const uint32_t *tadj,
+                            const uint32_t *colbits, uint32_t visited, int64_t w, int level, int64_t *best);
 /* The degree (self-loops excluded) of each of this rank's own_pad owned vertices into deg,
  * from the row members' transposes (collective along the grid row); returns their sum. */
 int64_t bfs_owned_degrees(const bfs_graph *g, const int64_t *toff, int64_t *deg);

@@ -316,8 +316,8 @@ double bfs_edge_imbalance(const bfs_graph *g) {
   return total > 0 ? (double)most * P / (double)total : 1.0;
 }
 
-void bfs_block_transpose(const bfs_graph *g, int64_t **toff, uint32_t **tadj) {
-  const int64_t nrow = g->nrow, nent = g->xoff[g->ncol];
+void bfs_block_transpose(const bfs_graph *g, int64_t first, int64_t last, int64_t **toff, uint32_t **tadj) {
+  const int64_t nrow = last - first, nent = g->xoff[g->ncol];
   int64_t *off = kit_malloc(((size_t)nrow + 1) * sizeof(int64_t), "transpose offsets");
   uint32_t *a = kit_malloc((size_t)(nent + 1) * sizeof(uint32_t), "transpose adjacency");
   /* Each thread owns a range of destinations and walks every source in increasing order, so
@@ -326,10 +326,13 @@ void bfs_block_transpose(const bfs_graph *g, int64_t **toff, uint32_t **tadj) {
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), T = omp_get_num_threads();
+    /* Destinations [lo, hi) of the range, as indices from `first`. */
     const int64_t lo = slice_at(nrow, t, T), hi = slice_at(nrow, t + 1, T);
     for (int64_t v = lo; v < hi; ++v) off[v + 1] = 0;
-    for (int64_t e = 0; e < nent; ++e)
-      if ((int64_t)g->adj[e] >= lo && (int64_t)g->adj[e] < hi) off[g->adj[e] + 1]++;
+    for (int64_t e = 0; e < nent; ++e) {
+      const int64_t v = (int64_t)g->adj[e] - first;
+      if (v >= lo && v < hi) off[v + 1]++;
+    }
 #pragma omp barrier
 #pragma omp single
     {
@@ -340,7 +343,7 @@ void bfs_block_transpose(const bfs_graph *g, int64_t **toff, uint32_t **tadj) {
     for (int64_t v = lo; v < hi; ++v) fill[v - lo] = off[v];
     for (int64_t u = 0; u < g->ncol; ++u)
       for (int64_t e = g->xoff[u]; e < g->xoff[u + 1]; ++e) {
-        const int64_t v = g->adj[e];
+        const int64_t v = (int64_t)g->adj[e] - first;
         if (v >= lo && v < hi) a[fill[v - lo]++] = (uint32_t)u;
       }
     free(fill);

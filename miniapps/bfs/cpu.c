@@ -59,7 +59,7 @@ typedef struct cpu_state {
  * row members' visited bits' layout. */
 static void transpose_setup(cpu_state *s) {
   const bfs_graph *g = s->c.g;
-  bfs_block_transpose(g, &s->toff, &s->tadj);
+  bfs_block_transpose(g, 0, g->nrow, &s->toff, &s->tadj);
   s->deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
   bfs_owned_degrees(g, s->toff, s->deg);
   s->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
@@ -69,6 +69,24 @@ static void transpose_setup(cpu_state *s) {
     s->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
   }
   s->rowvis = kit_malloc(((size_t)g->nrow / 32 + 1) * sizeof(uint32_t), "row visited");
+}
+
+uint32_t bfs_bottom_up_word(const bfs_graph *g, const int64_t *toff, const uint32_t *tadj,
+                            const uint32_t *colbits, uint32_t visited, int64_t w, int level, int64_t *best) {
+  uint32_t todo = ~visited, found = 0;
+  while (todo) {
+    const int bit = __builtin_ctz(todo);
+    todo &= todo - 1;
+    const int64_t v = (w << 5) + bit;
+    const int64_t u = bfs_first_in_frontier(toff, tadj, colbits, v);
+    if (u < 0) continue;
+    const int64_t key = bfs_key(level, bfs_col_global(g, u));
+    if (key < best[v]) {
+      if (best[v] == BFS_KEY_NONE) found |= 1u << bit;
+      best[v] = key;
+    }
+  }
+  return found;
 }
 
 /* A bottom-up level: every unvisited row vertex takes the first (smallest) column neighbour
@@ -85,22 +103,8 @@ static void bottom_up(cpu_state *s, int level, bfs_level_traffic *t) {
   const int64_t nvis = bfs_bitmap_count(s->visited, ow);
   for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, ow, nvis, t);
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t w = 0; w < rw; ++w) {
-    uint32_t todo = ~s->rowvis[w], found = 0;
-    while (todo) {
-      const int bit = __builtin_ctz(todo);
-      todo &= todo - 1;
-      const int64_t v = (w << 5) + bit;
-      const int64_t u = bfs_first_in_frontier(s->toff, s->tadj, s->colbits, v);
-      if (u < 0) continue;
-      const int64_t key = bfs_key(level, bfs_col_global(g, u));
-      if (key < s->best[v]) {
-        if (s->best[v] == BFS_KEY_NONE) found |= 1u << bit;
-        s->best[v] = key;
-      }
-    }
-    s->rowbits[w] |= found;
-  }
+  for (int64_t w = 0; w < rw; ++w)
+    s->rowbits[w] |= bfs_bottom_up_word(g, s->toff, s->tadj, s->colbits, s->rowvis[w], w, level, s->best);
   KIT_RANGE_POP();
 }
 

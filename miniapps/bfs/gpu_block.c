@@ -184,22 +184,29 @@ static void comm_run(bfs_gpu *b, kit_exchange *x, int members, int self, cudaStr
 /* Bottom-up's set-up (kernel 1's time, as the cpu variant's): the block's transpose built on
  * the host (build.c) and uploaded, the owned vertices' degrees, and with C > 1 the row's
  * visited bits and their layout. */
-static void direction_init(bfs_gpu *b) {
+static void direction_init(bfs_gpu *b, int flags) {
   const bfs_graph *g = b->g;
   int64_t *toff;
   uint32_t *tadj;
-  bfs_block_transpose(g, &toff, &tadj);
+  bfs_block_transpose(g, 0, g->nrow, &toff, &tadj);
   const int64_t nent = toff[g->nrow];
-  b->d_toff = dev_alloc((size_t)(g->nrow + 1) * sizeof(int64_t));
-  b->d_tadj = dev_alloc((size_t)(nent + 1) * sizeof(uint32_t));
-  KIT_CUDA_CHECK(
-      cudaMemcpy(b->d_toff, toff, (size_t)(g->nrow + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
-  if (nent > 0)
-    KIT_CUDA_CHECK(cudaMemcpy(b->d_tadj, tadj, (size_t)nent * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  if (!(flags & BFS_GPU_NO_TRANSPOSE)) {
+    b->d_toff = dev_alloc((size_t)(g->nrow + 1) * sizeof(int64_t));
+    b->d_tadj = dev_alloc((size_t)(nent + 1) * sizeof(uint32_t));
+    KIT_CUDA_CHECK(
+        cudaMemcpy(b->d_toff, toff, (size_t)(g->nrow + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+    if (nent > 0)
+      KIT_CUDA_CHECK(cudaMemcpy(b->d_tadj, tadj, (size_t)nent * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  }
   b->h_deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
   b->deg_total = bfs_owned_degrees(g, toff, b->h_deg);
-  free(toff);
-  free(tadj);
+  if (flags & BFS_GPU_HOST_TRANSPOSE) {
+    b->h_toff = toff;
+    b->h_tadj = tadj;
+  } else {
+    free(toff);
+    free(tadj);
+  }
   b->d_deg = dev_alloc((size_t)g->own_pad * sizeof(int64_t));
   KIT_CUDA_CHECK(
       cudaMemcpy(b->d_deg, b->h_deg, (size_t)g->own_pad * sizeof(int64_t), cudaMemcpyHostToDevice));
@@ -288,7 +295,7 @@ void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
   if ((flags & BFS_GPU_COMM) && c->p->comm && kit_comm_of(c->p->comm) != KIT_COMM_HOST)
     comm_init(b, kit_comm_of(c->p->comm));
   b->direction = c->direction;
-  if (b->direction != BFS_TOP_DOWN) direction_init(b);
+  if (b->direction != BFS_TOP_DOWN) direction_init(b, flags);
   (void)bfs_gpu_drop_remote(); /* caches the fault flag before any thread team reads it */
   /* The memsets and copies above ran on the legacy stream: finish them before any
    * non-blocking stream touches these buffers. */
@@ -324,6 +331,8 @@ void bfs_gpu_free(bfs_gpu *b) {
   free(b->rdispl);
   free(b->keys_in);
   free(b->h_deg);
+  free(b->h_toff);
+  free(b->h_tadj);
   free(b->vis_count);
   free(b->vis_displ);
   memset(b, 0, sizeof *b);
@@ -579,10 +588,13 @@ void bfs_gpu_row_visited(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
   KIT_RANGE_POP();
 }
 
+const uint32_t *bfs_gpu_row_visited_bits(const bfs_gpu *b) {
+  return b->g->C > 1 ? b->rowvis : b->visited;
+}
+
 void bfs_gpu_bottom_up(bfs_gpu *b, int level, int64_t w_lo, int64_t w_hi, cudaStream_t s) {
-  const bfs_graph *g = b->g;
-  launch_bfs_bottom_up(b->d_toff, b->d_tadj, b->colbits, g->C > 1 ? b->rowvis : b->visited, w_lo, w_hi,
-                       b->geom, level, b->rowbits, b->best, s);
+  launch_bfs_bottom_up(b->d_toff, b->d_tadj, b->colbits, bfs_gpu_row_visited_bits(b), w_lo, w_hi, b->geom,
+                       level, b->rowbits, b->best, s);
 }
 
 void bfs_gpu_parents(bfs_gpu *b, cudaStream_t s) {

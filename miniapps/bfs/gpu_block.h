@@ -87,7 +87,10 @@ void bfs_gpu_discover(int kind, bfs_work *w, const bfs_dev_csr *csr, bfs_dev_geo
 enum {
   BFS_GPU_ROW_KEYS = 1,  /* keep the row's keys (best) on the device */
   BFS_GPU_HOST_KEYS = 2, /* pinned host keys for the row even when C = 1 (hybrid, multi-thread) */
-  BFS_GPU_COMM = 4       /* the frontier messages go by --comm (naive, two-stream): see xcol */
+  BFS_GPU_COMM = 4,      /* the frontier messages go by --comm (naive, two-stream): see xcol */
+  /* Bottom-up levels (c->direction not top-down): */
+  BFS_GPU_NO_TRANSPOSE = 8,   /* no transpose on this GPU (multi-thread: each GPU its slice's) */
+  BFS_GPU_HOST_TRANSPOSE = 16 /* keep the host transpose too (hybrid: the CPU's share scans it) */
 };
 
 /* One rank's frontier state on one GPU. Index spaces as in bfs_graph: owned (own_pad),
@@ -129,11 +132,13 @@ typedef struct bfs_gpu {
   bfs_work work; /* scratch of the stream that runs the exchanges */
   /* Direction-optimising search (direction.h; c->direction not top-down): the bottom-up
    * levels' transpose and visited bits, and the switch rule's counters. */
-  int direction;               /* --direction: BFS_TOP_DOWN, BFS_BOTTOM_UP or BFS_DIRECTION_AUTO */
-  int dir;                     /* the direction of the level about to run */
-  int debug;                   /* BFS_DIRECTION_DEBUG: rank 0 prints each level's counters */
-  int64_t *d_toff;             /* [nrow+1] the block's transpose (bfs_block_transpose) ... */
-  uint32_t *d_tadj;            /* ... its column-local sources, increasing in each list */
+  int direction;    /* --direction: BFS_TOP_DOWN, BFS_BOTTOM_UP or BFS_DIRECTION_AUTO */
+  int dir;          /* the direction of the level about to run */
+  int debug;        /* BFS_DIRECTION_DEBUG: rank 0 prints each level's counters */
+  int64_t *d_toff;  /* [nrow+1] the block's transpose (bfs_block_transpose) ... */
+  uint32_t *d_tadj; /* ... its column-local sources, increasing in each list */
+  int64_t *h_toff;  /* BFS_GPU_HOST_TRANSPOSE: the same on the host */
+  uint32_t *h_tadj;
   int64_t *d_deg, *h_deg;      /* own_pad degrees of the owned vertices (device, host) */
   int64_t deg_total;           /* their sum */
   int64_t mu_left;             /* this search: degrees of the owned vertices not yet visited (m_u) */
@@ -173,6 +178,9 @@ int64_t bfs_gpu_update(bfs_gpu *b, int level, cudaStream_t s);
  * or the --comm exchange), counted as fold traffic as the cpu variant counts them; with C = 1
  * the row is this rank's own visited set and nothing moves. Ordered on s. */
 void bfs_gpu_row_visited(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t);
+/* The row's visited bits after bfs_gpu_row_visited (on b's device): the gathered row (C > 1)
+ * or this rank's own visited bits (C = 1). */
+const uint32_t *bfs_gpu_row_visited_bits(const bfs_gpu *b);
 /* Bottom-up discovery over row words [w_lo, w_hi): each vertex there that the row has not
  * visited claims, at `level`, its first column-frontier neighbour in this block
  * (bfs_first_in_frontier), the smallest label, so the parents equal a top-down level's.

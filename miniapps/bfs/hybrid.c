@@ -14,13 +14,17 @@
  *   CPU: wait [col_host]; discover above the cut (OpenMP, over the bitmap's words)
  *   the CPU's part of the row bitmap up to the GPU; fold (MPI), update, MPI_Allreduce.
  * After the last level the GPU's keys join the CPU's in the host row of keys, and the
- * parents follow as in naive. With no CPU share on any rank the variant is two-stream's
+ * parents follow as in naive. A bottom-up level (--direction, direction.h) splits the same
+ * way: the GPU scans its words' unvisited vertices (bfs_gpu_bottom_up), the threads the
+ * CPU's (bfs_bottom_up_word, the cpu variant's loop), both over the block's transpose.
+ * With no CPU share on any rank the variant is two-stream's
  * schedule (as laplace's hybrid), so a share that rounds to nothing costs nothing.
  *   mpiexec -n 2 build/bin/bfs --variant hybrid --cpu-fraction 0.05 --scale 18 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "claim.h"
+#include "direction.h"
 #include "gpu_block.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -35,6 +39,7 @@ typedef struct hy_state {
   uint32_t *cadj;
   uint32_t *h_colbits; /* pinned ncol bits */
   uint32_t *h_rowbits; /* pinned nrow bits; the CPU writes the words above the cut */
+  uint32_t *h_rowvis;  /* bottom-up levels: pinned nrow bits, the row's visited bits above the cut */
   int kind;
   void *ts; /* two-stream's state when no rank has a CPU share, else NULL */
 } hy_state;
@@ -53,7 +58,7 @@ static void *hy_setup(const void *ctx) {
     s->ts = bfs_two_stream.base.setup(c);
     return s;
   }
-  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS);
+  bfs_gpu_init(&s->r.b, c, c->env->device, BFS_GPU_ROW_KEYS | BFS_GPU_HOST_KEYS | BFS_GPU_HOST_TRANSPOSE);
   int64_t *xoff;
   uint32_t *adj;
   bfs_csr_select(g, 0, 32 * s->cut, 1, 0, &xoff, &adj);
@@ -66,6 +71,7 @@ static void *hy_setup(const void *ctx) {
   s->h_colbits = kit_host_alloc((size_t)(g->ncol / 32 + 1) * sizeof(uint32_t), 1);
   s->h_rowbits = kit_host_alloc((size_t)(rw + 1) * sizeof(uint32_t), 1);
   memset(s->h_rowbits, 0, (size_t)(rw + 1) * sizeof(uint32_t));
+  if (c->direction != BFS_TOP_DOWN) s->h_rowvis = kit_host_alloc((size_t)(rw + 1) * sizeof(uint32_t), 1);
   s->kind = bfs_discover_kind(BFS_DISCOVER_EDGES);
   return s;
 }
@@ -111,26 +117,44 @@ static void hy_search(void *st, int64_t root) {
   KIT_RANGE_POP();
   for (int level = 0;; ++level) {
     bfs_level_traffic *t = bfs_level_begin(&s->r.traffic, level);
+    t->bottom_up = b->dir == BFS_BOTTOM_UP;
 
-    /* 1. Expand, as naive; the CPU gets a copy of the column's frontier. */
+    /* 1. Expand, as naive; the CPU gets a copy of the column's frontier (and, bottom-up, of
+     * the row's visited bits above the cut). */
     const int64_t remote = bfs_gpu_expand(b, count, 0, s->s, t);
     bfs_gpu_own_to_col(b, s->s);
+    if (t->bottom_up) bfs_gpu_row_visited(b, s->s, t);
     if (cpu_words > 0) {
       KIT_CUDA_CHECK(cudaMemcpyAsync(s->h_colbits, b->colbits, (size_t)(g->ncol / 32) * sizeof(uint32_t),
                                      cudaMemcpyDeviceToHost, s->s));
+      if (t->bottom_up)
+        KIT_CUDA_CHECK(cudaMemcpyAsync(s->h_rowvis + s->cut, bfs_gpu_row_visited_bits(b) + s->cut,
+                                       (size_t)cpu_words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s->s));
       KIT_CUDA_CHECK(cudaEventRecord(s->col_host, s->s));
     }
 
-    /* 2. Discover: the GPU below the cut (queued), the CPU above it (meanwhile). */
-    int h = kit_gpu_range_begin("gpu_discover", s->s);
-    bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
-    bfs_gpu_discover(s->kind, &b->work, &s->gcsr, b->geom, b->col_list, count + remote, b->d_n_col, 0, level,
-                     b->rowbits, b->best, s->s);
+    /* 2. Discover: the GPU below the cut (queued), the CPU above it (meanwhile); bottom-up,
+     * each scans the unvisited vertices of its words for their first frontier neighbour. */
+    int h = kit_gpu_range_begin(t->bottom_up ? "gpu_bottom_up" : "gpu_discover", s->s);
+    if (t->bottom_up) {
+      bfs_gpu_bottom_up(b, level, 0, s->cut, s->s);
+    } else {
+      bfs_gpu_unpack(&b->work, b->colbits, g->ncol / 32, 0, b->col_list, b->d_n_col, s->s);
+      bfs_gpu_discover(s->kind, &b->work, &s->gcsr, b->geom, b->col_list, count + remote, b->d_n_col, 0,
+                       level, b->rowbits, b->best, s->s);
+    }
     kit_gpu_range_end(h, s->s);
     if (cpu_words > 0) {
-      KIT_RANGE_PUSH("cpu_discover");
+      KIT_RANGE_PUSH(t->bottom_up ? "cpu_bottom_up" : "cpu_discover");
       KIT_CUDA_CHECK(cudaEventSynchronize(s->col_host));
-      hy_cpu_discover(s, level);
+      if (t->bottom_up) {
+#pragma omp parallel for schedule(dynamic, 64)
+        for (int64_t w = s->cut; w < rw; ++w)
+          s->h_rowbits[w] |=
+              bfs_bottom_up_word(g, b->h_toff, b->h_tadj, s->h_colbits, s->h_rowvis[w], w, level, b->h_best);
+      } else {
+        hy_cpu_discover(s, level);
+      }
       KIT_RANGE_POP();
       /* The CPU's words of the row bitmap join the GPU's (queued after its discovery). */
       KIT_CUDA_CHECK(cudaMemcpyAsync(b->rowbits + s->cut, s->h_rowbits + s->cut,
@@ -190,6 +214,7 @@ static void hy_teardown(void *st) {
   free(s->cadj);
   kit_host_free(s->h_colbits, 1);
   kit_host_free(s->h_rowbits, 1);
+  if (s->h_rowvis) kit_host_free(s->h_rowvis, 1);
   bfs_gpu_rank_free(&s->r);
   free(s);
 }

@@ -15,6 +15,9 @@
  *   barrier
  *   thread 0: wait every [done_t]; fold (MPI along the grid row), update, MPI_Allreduce
  *   barrier: every thread reads whether another level follows
+ * A bottom-up level (--direction, direction.h): thread 0 also gathers the row's visited bits
+ * on the lead before [col_ready]; thread t copies its words of them and scans its slice's
+ * unvisited vertices through the slice's transpose (launch_bfs_bottom_up), the rest as above.
  * After the last level each GPU copies its slice's keys into the host row of keys; thread 0
  * then takes the row's MIN and the parents as naive does. Threads may share a GPU
  * (device = (local rank x N + t) % visible devices), so one GPU exercises every path.
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 
 #include "claim.h"
+#include "direction.h"
 #include "gpu_block.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -44,6 +48,11 @@ typedef struct mt_gpu {
   unsigned long long *best; /* slice keys */
   bfs_work work;            /* GPU 0 uses the lead's (same stream) */
   int peer;                 /* direct access to and from the lead's device */
+  /* Bottom-up levels (direction not top-down): the slice's transpose (destinations relative
+   * to its start) and, each bottom-up level, the row's visited bits of its words. */
+  int64_t *toff;
+  uint32_t *tadj;
+  uint32_t *vis;
 } mt_gpu;
 
 typedef struct mt_state {
@@ -67,7 +76,7 @@ static void *mt_setup(const void *ctx) {
   const int visible = c->env->gpus_visible;
   const int64_t rw = g->nrow / 32;
   for (int t = 0; t < s->ngpu; ++t) s->g[t].device = (c->env->local_rank * s->ngpu + t) % visible;
-  bfs_gpu_init(&s->lead, c, s->g[0].device, BFS_GPU_HOST_KEYS);
+  bfs_gpu_init(&s->lead, c, s->g[0].device, BFS_GPU_HOST_KEYS | BFS_GPU_NO_TRANSPOSE);
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->col_ready, cudaEventDisableTiming));
   int peers = 0;
   for (int t = 0; t < s->ngpu; ++t) {
@@ -90,6 +99,21 @@ static void *mt_setup(const void *ctx) {
     KIT_CUDA_CHECK(cudaMalloc((void **)&m->bits, (size_t)(sw > 0 ? sw : 1) * sizeof(uint32_t)));
     KIT_CUDA_CHECK(
         cudaMalloc((void **)&m->best, (size_t)(sw > 0 ? 32 * sw : 1) * sizeof(unsigned long long)));
+    if (c->direction != BFS_TOP_DOWN) { /* the slice's transpose, indexed from its first vertex */
+      int64_t *toff;
+      uint32_t *tadj;
+      bfs_block_transpose(g, 32 * m->w0, 32 * m->w1, &toff, &tadj);
+      const int64_t nent = toff[32 * sw];
+      KIT_CUDA_CHECK(cudaMalloc((void **)&m->toff, (size_t)(32 * sw + 1) * sizeof(int64_t)));
+      KIT_CUDA_CHECK(cudaMalloc((void **)&m->tadj, (size_t)(nent + 1) * sizeof(uint32_t)));
+      KIT_CUDA_CHECK(cudaMalloc((void **)&m->vis, (size_t)(sw > 0 ? sw : 1) * sizeof(uint32_t)));
+      KIT_CUDA_CHECK(
+          cudaMemcpy(m->toff, toff, (size_t)(32 * sw + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+      if (nent > 0)
+        KIT_CUDA_CHECK(cudaMemcpy(m->tadj, tadj, (size_t)nent * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      free(toff);
+      free(tadj);
+    }
     if (t == 0) {
       m->geom = s->lead.geom;
       m->colbits = s->lead.colbits;
@@ -121,9 +145,10 @@ static void *mt_setup(const void *ctx) {
   return s;
 }
 
-/* Thread t's part of a level: its copy of the column frontier, its slice's discovery, the
- * slice into the lead's row bitmap. Enqueued only; [done] marks the end. */
-static void mt_discover(mt_state *s, int t, int level) {
+/* Thread t's part of a level: its copy of the column frontier, its slice's discovery (top-
+ * down, or bottom-up over its words with their visited bits from the lead), the slice into
+ * the lead's row bitmap. Enqueued only; [done] marks the end. */
+static void mt_discover(mt_state *s, int t, int level, int bottom_up) {
   mt_gpu *m = &s->g[t];
   const bfs_graph *g = s->c.g;
   const int drop = t > 0 && bfs_gpu_drop_remote(); /* KIT_FAULT: lose the intra-process copies */
@@ -134,12 +159,19 @@ static void mt_discover(mt_state *s, int t, int level) {
                                          (size_t)(g->ncol / 32) * sizeof(uint32_t), m->s));
   }
   bfs_work *w = t == 0 ? &s->lead.work : &m->work;
-  const int h = kit_gpu_range_begin("gpu_discover", m->s);
-  bfs_gpu_unpack(w, m->colbits, g->ncol / 32, 0, m->col_list, m->n_col, m->s);
-  bfs_gpu_discover(s->kind, w, &m->csr, m->geom, m->col_list, s->nfront, m->n_col, 0, level, m->bits, m->best,
-                   m->s);
-  kit_gpu_range_end(h, m->s);
   const int64_t sw = m->w1 - m->w0;
+  const int h = kit_gpu_range_begin(bottom_up ? "gpu_bottom_up" : "gpu_discover", m->s);
+  if (bottom_up) {
+    if (sw > 0)
+      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(m->vis, m->device, bfs_gpu_row_visited_bits(&s->lead) + m->w0,
+                                         s->lead.device, (size_t)sw * sizeof(uint32_t), m->s));
+    launch_bfs_bottom_up(m->toff, m->tadj, m->colbits, m->vis, 0, sw, m->geom, level, m->bits, m->best, m->s);
+  } else {
+    bfs_gpu_unpack(w, m->colbits, g->ncol / 32, 0, m->col_list, m->n_col, m->s);
+    bfs_gpu_discover(s->kind, w, &m->csr, m->geom, m->col_list, s->nfront, m->n_col, 0, level, m->bits,
+                     m->best, m->s);
+  }
+  kit_gpu_range_end(h, m->s);
   if (sw > 0) {
     if (!drop)
       KIT_CUDA_CHECK(cudaMemcpyPeerAsync(s->lead.rowbits + m->w0, s->lead.device, m->bits, m->device,
@@ -179,13 +211,15 @@ static void mt_search(void *st, int64_t root) {
     for (int level = 0;; ++level) {
       if (t == 0) {
         tr = bfs_level_begin(&s->traffic, level);
+        tr->bottom_up = lead->dir == BFS_BOTTOM_UP;
         const int64_t remote = bfs_gpu_expand(lead, count, 0, m->s, tr);
         bfs_gpu_own_to_col(lead, m->s);
+        if (tr->bottom_up) bfs_gpu_row_visited(lead, m->s, tr);
         s->nfront = count + remote;
         KIT_CUDA_CHECK(cudaEventRecord(s->col_ready, m->s));
       }
-#pragma omp barrier /* col_ready recorded, nfront set */
-      mt_discover(s, t, level);
+#pragma omp barrier /* col_ready recorded, nfront set; lead->dir changes only after the next */
+      mt_discover(s, t, level, lead->dir == BFS_BOTTOM_UP);
 #pragma omp barrier /* every done_t recorded */
       if (t == 0) {
         for (int u = 0; u < ngpu; ++u) KIT_CUDA_CHECK(cudaStreamWaitEvent(m->s, s->g[u].done, 0));
@@ -233,6 +267,11 @@ static void mt_teardown(void *st) {
     bfs_dev_csr_free(&m->csr);
     KIT_CUDA_CHECK(cudaFree(m->bits));
     KIT_CUDA_CHECK(cudaFree(m->best));
+    if (m->toff) {
+      KIT_CUDA_CHECK(cudaFree(m->toff));
+      KIT_CUDA_CHECK(cudaFree(m->tadj));
+      KIT_CUDA_CHECK(cudaFree(m->vis));
+    }
     if (t > 0) {
       KIT_CUDA_CHECK(cudaFree(m->d_geom));
       KIT_CUDA_CHECK(cudaFree(m->colbits));

@@ -36,14 +36,11 @@ int bfs_check(const kit_env *env, void *params, const char *variant) {
     return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
                            (long)p->grid[0] * p->grid[1], env->nranks);
   if (!a->grid_given) bfs_default_grid(env->nranks, p->grid);
-  /* Direction-optimising search: cpu, naive and two-stream, whose default is Beamer's switch
-   * (auto); multi-thread and hybrid run top-down only, for now, which is their default. */
-  const int directed = kit_variant_in(BFS_DIRECTION_VARIANTS, variant);
+  /* Direction-optimising search on every variant; auto is the default of cpu, naive and
+   * two-stream, top-down of multi-thread and hybrid until their bottom-up levels have run on a
+   * GPU (README.md, "Direction-optimising search"). */
   if (!p->direction)
-    p->direction = directed ? "auto" : "top-down";
-  else if (!directed && strcmp(p->direction, "top-down") != 0)
-    return kit_usage_error(env, "bfs: --direction %s applies to --variant %s only for now", p->direction,
-                           BFS_DIRECTION_VARIANTS_TEXT);
+    p->direction = kit_variant_in(BFS_DIRECTION_AUTO_VARIANTS, variant) ? "auto" : "top-down";
   return -1;
 }
 

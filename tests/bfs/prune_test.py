@@ -3,7 +3,7 @@
 not send more than the plain run, and must account for what it saved.
 
 Runs `LAUNCH... --variant cpu ARGS...` (the reference: no pruning; `--direction top-down` when
-VARIANT is multi-thread or hybrid, which search top-down only) and
+VARIANT is multi-thread or hybrid, whose default direction is top-down) and
 `LAUNCH... --variant VARIANT --prune ARGS...`, each with --json, and checks:
   1. both pass verification (exit 0; the Graph500 rules and the oracle's levels);
   2. the pruned run sends no more bytes (expand + fold per search) than the reference;
@@ -29,7 +29,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = {}
         # The reference searches in the pruned variant's direction: cpu, naive and two-stream
-        # default to auto, multi-thread and hybrid search top-down only (a bottom-up level
+        # default to auto, multi-thread and hybrid to top-down (a bottom-up level
         # sends other messages).
         auto = variant in ("cpu", "naive", "two-stream")
         reference = ["--variant", "cpu"] + ([] if auto else ["--direction", "top-down"])

@@ -584,7 +584,7 @@ TEST(bfsGraph, TransposeListsSourcesInOrderForAnyThreadCount) {
     omp_set_num_threads(threads);
     int64_t *toff;
     uint32_t *tadj;
-    bfs_block_transpose(&g, &toff, &tadj);
+    bfs_block_transpose(&g, 0, g.nrow, &toff, &tadj);
     ASSERT_EQ(toff[g.nrow], xoff[g.ncol]);
     for (int64_t v = 0; v < g.nrow; ++v) {
       ASSERT_EQ(std::vector<uint32_t>(tadj + toff[v], tadj + toff[v + 1]), want[v]) << "vertex " << v;
@@ -593,6 +593,12 @@ TEST(bfsGraph, TransposeListsSourcesInOrderForAnyThreadCount) {
         if (bfs_bit_get(colbits.data(), u) && (first < 0 || u < first)) first = u;
       ASSERT_EQ(bfs_first_in_frontier(toff, tadj, colbits.data(), v), first) << "vertex " << v;
     }
+    free(toff);
+    free(tadj);
+    // A range of destinations (multi-thread's slice of the row): its lists, indexed from 0.
+    bfs_block_transpose(&g, 16, 48, &toff, &tadj);
+    for (int64_t v = 16; v < 48; ++v)
+      ASSERT_EQ(std::vector<uint32_t>(tadj + toff[v - 16], tadj + toff[v - 15]), want[v]) << "vertex " << v;
     free(toff);
     free(tadj);
   }

@@ -292,7 +292,7 @@ TEST(bfsGpu, BottomUpTakesSmallestFrontierLabel) {
   g.adj = adj.data();
   int64_t *toff;
   uint32_t *tadj;
-  bfs_block_transpose(&g, &toff, &tadj);
+  bfs_block_transpose(&g, 0, nrow, &toff, &tadj);
   std::vector<uint32_t> colbits(ncol / 32), rowvis(nrow / 32);
   for (auto &w : colbits) w = rng() & rng();  // about a quarter of the sources in the frontier
   for (auto &w : rowvis) w = rng();
