@@ -126,9 +126,14 @@ void bfs_block_transpose(const bfs_graph *g, int64_t first, int64_t last, int64_
  * vertices whose key was "none"). One thread per word: no atomics. */
 uint32_t bfs_bottom_up_word(const bfs_graph *g, const int64_t *toff, const uint32_t *tadj,
                             const uint32_t *colbits, uint32_t visited, int64_t w, int level, int64_t *best);
-/* The degree (self-loops excluded) of each of this rank's own_pad owned vertices into deg,
- * from the row members' transposes (collective along the grid row); returns their sum. */
-int64_t bfs_owned_degrees(const bfs_graph *g, const int64_t *toff, int64_t *deg);
+/* The degree (self-loops excluded) of each of this rank's own_pad owned vertices into deg:
+ * each row member's entries per destination, summed to the owner (collective along the grid
+ * row); returns their sum. */
+int64_t bfs_owned_degrees(const bfs_graph *g, int64_t *deg);
+/* Bottom-up levels: the row members' visited bits laid out along the row (member j' sends
+ * its own_pad/32 words, placed at its section's first word): *count and *displ get C ints
+ * each (kit_malloc'd; the caller frees them). */
+void bfs_row_visited_layout(const bfs_graph *g, int **count, int **displ);
 /* Global vertex of column-local index x. */
 int64_t bfs_col_global(const bfs_graph *g, int64_t x);
 /* A bitmap of the N vertices with at least one edge other than a self-loop (collective). */

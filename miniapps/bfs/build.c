@@ -352,12 +352,13 @@ void bfs_block_transpose(const bfs_graph *g, int64_t first, int64_t last, int64_
   *tadj = a;
 }
 
-int64_t bfs_owned_degrees(const bfs_graph *g, const int64_t *toff, int64_t *deg) {
+int64_t bfs_owned_degrees(const bfs_graph *g, int64_t *deg) {
   /* Every entry into v lies in v's grid row: the row members' counts, summed to each owner. */
-  int64_t *cnt = kit_malloc(((size_t)g->nrow + 1) * sizeof(int64_t), "degree counts");
+  int64_t *cnt = calloc((size_t)g->nrow + 1, sizeof(int64_t));
   int *rc = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  const int64_t nent = g->xoff[g->ncol];
 #pragma omp parallel for schedule(static)
-  for (int64_t v = 0; v < g->nrow; ++v) cnt[v] = toff[v + 1] - toff[v];
+  for (int64_t e = 0; e < nent; ++e) __atomic_fetch_add(&cnt[g->adj[e]], 1, __ATOMIC_RELAXED);
   for (int jj = 0; jj < g->C; ++jj) rc[jj] = to_int(g->row_off[jj + 1] - g->row_off[jj], "a row section");
   KIT_MPI_CHECK(MPI_Reduce_scatter(cnt, deg, rc, MPI_INT64_T, MPI_SUM, g->row));
   free(rc);
@@ -365,4 +366,13 @@ int64_t bfs_owned_degrees(const bfs_graph *g, const int64_t *toff, int64_t *deg)
   int64_t total = 0;
   for (int64_t k = 0; k < g->own_pad; ++k) total += deg[k];
   return total;
+}
+
+void bfs_row_visited_layout(const bfs_graph *g, int **count, int **displ) {
+  *count = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  *displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
+  for (int jj = 0; jj < g->C; ++jj) {
+    (*count)[jj] = to_int((g->row_off[jj + 1] - g->row_off[jj]) / 32, "a row section");
+    (*displ)[jj] = to_int(g->row_off[jj] / 32, "a row section");
+  }
 }

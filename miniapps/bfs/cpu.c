@@ -52,7 +52,6 @@ typedef struct cpu_state {
   uint32_t *rowvis; /* nrow bits: the row's visited vertices (owners' bits, gathered) */
   int *vis_count;   /* [C]: words of each row member's visited bits */
   int *vis_displ;   /* [C] */
-  int debug;        /* BFS_DIRECTION_DEBUG set: rank 0 prints each level's switch counters */
 } cpu_state;
 
 /* Bottom-up's set-up: the block's transpose and the owners' degrees (build.c), and the
@@ -61,13 +60,8 @@ static void transpose_setup(cpu_state *s) {
   const bfs_graph *g = s->c.g;
   bfs_block_transpose(g, 0, g->nrow, &s->toff, &s->tadj);
   s->deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
-  bfs_owned_degrees(g, s->toff, s->deg);
-  s->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
-  s->vis_displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
-  for (int jj = 0; jj < g->C; ++jj) {
-    s->vis_count[jj] = bfs_msg_int((g->row_off[jj + 1] - g->row_off[jj]) / 32);
-    s->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
-  }
+  bfs_owned_degrees(g, s->deg);
+  bfs_row_visited_layout(g, &s->vis_count, &s->vis_displ);
   s->rowvis = kit_malloc(((size_t)g->nrow / 32 + 1) * sizeof(uint32_t), "row visited");
 }
 
@@ -100,8 +94,7 @@ static void bottom_up(cpu_state *s, int level, bfs_level_traffic *t) {
    * traffic: one bitmap to each of the C - 1 other members). */
   KIT_MPI_CHECK(MPI_Allgatherv(s->visited, bfs_msg_int(ow), MPI_UINT32_T, s->rowvis, s->vis_count,
                                s->vis_displ, MPI_UINT32_T, g->row));
-  const int64_t nvis = bfs_bitmap_count(s->visited, ow);
-  for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, ow, nvis, t);
+  bfs_count_row_visited(g, bfs_bitmap_count(s->visited, ow), t);
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t w = 0; w < rw; ++w)
     s->rowbits[w] |= bfs_bottom_up_word(g, s->toff, s->tadj, s->colbits, s->rowvis[w], w, level, s->best);
@@ -128,7 +121,6 @@ static void *cpu_setup(const void *ctx) {
   bfs_exchange_init(&s->x, g);
   s->x.prune = c->prune;
   if (c->direction != BFS_TOP_DOWN) transpose_setup(s);
-  s->debug = getenv("BFS_DIRECTION_DEBUG") != NULL;
   return s;
 }
 
@@ -215,7 +207,7 @@ static void cpu_search(void *st, int64_t root) {
         if (!bfs_bit_get(s->visited, k)) mu += s->deg[k];
       }
     }
-    const int64_t next = bfs_direction_level_end(s->c.direction, &dir, count, mf, mu, g->n, level, s->debug);
+    const int64_t next = bfs_direction_level_end(s->c.direction, &dir, count, mf, mu, g->n, level);
     KIT_RANGE_POP();
     if (next == 0) break;
     bfs_traffic_level(&s->traffic, level + 1)->frontier = next;

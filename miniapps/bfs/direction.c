@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kit/check.h"
@@ -25,7 +26,9 @@ int bfs_direction_next(int prev, int64_t m_f, int64_t m_u, int64_t n_f, int64_t 
 }
 
 int64_t bfs_direction_level_end(int mode, int *dir, int64_t n_f, int64_t m_f, int64_t m_u, int64_t n,
-                                int level, int debug) {
+                                int level) {
+  static int debug = -1; /* read once: the variable does not change during a run */
+  if (debug < 0) debug = getenv("BFS_DIRECTION_DEBUG") != NULL;
   int64_t sums[3] = {n_f, m_f, m_u}, all[3] = {0, 0, 0};
   const int nsums = mode == BFS_DIRECTION_AUTO ? 3 : 1;
   KIT_MPI_CHECK(MPI_Allreduce(sums, all, nsums, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));

@@ -34,10 +34,11 @@ int bfs_direction_next(int prev, int64_t m_f, int64_t m_u, int64_t n_f, int64_t 
 
 /* The end of a level, every variant's: one MPI_Allreduce over all ranks sums this rank's
  * new frontier size n_f and, under auto, its m_f and m_u; *dir becomes the next level's
- * direction (unchanged unless mode is auto). With debug set, rank 0 prints the counters on
- * standard error (BFS_DIRECTION_DEBUG). Returns the global n_f (0: the search is over). */
+ * direction (unchanged unless mode is auto). With BFS_DIRECTION_DEBUG set in the
+ * environment, rank 0 prints the counters on standard error. Returns the global n_f (0: the
+ * search is over). Called by one thread of a process. */
 int64_t bfs_direction_level_end(int mode, int *dir, int64_t n_f, int64_t m_f, int64_t m_u, int64_t n,
-                                int level, int debug);
+                                int level);
 
 /* A bottom-up level's step for one unvisited row vertex v, written once for the cpu variant
  * and the GPU kernel: the first entry of v's transpose list (toff/tadj, increasing

@@ -94,6 +94,10 @@ void bfs_count_fold(const bfs_graph *g, int jj, int bm, int64_t words, int64_t c
   t->bitmaps += bm;
 }
 
+void bfs_count_row_visited(const bfs_graph *g, int64_t nvis, bfs_level_traffic *t) {
+  for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, g->own_pad / 32, nvis, t);
+}
+
 /* KIT_FAULT=stale-halo (tests only): messages from other ranks are dropped, as if the
  * exchange had not happened; verification must then fail (tests/bfs). */
 static int drop_remote(void) {

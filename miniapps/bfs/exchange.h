@@ -51,6 +51,10 @@ void bfs_count_expand(const bfs_graph *g, int bm, int64_t words, int64_t count, 
  * is not counted. */
 void bfs_count_fold(const bfs_graph *g, int jj, int bm, int64_t words, int64_t count, bfs_level_traffic *t);
 
+/* A bottom-up level's gather of the row's visited bits: this rank's own_pad/32 words (nvis
+ * vertices) to each of the C - 1 other row members, counted as fold traffic. */
+void bfs_count_row_visited(const bfs_graph *g, int64_t nvis, bfs_level_traffic *t);
+
 /* Expand: own_bits (own_pad bits, `count` of them set) is this rank's frontier; on return
  * colbits (ncol bits, zeroed by the caller) holds the frontier of the whole grid column. */
 void bfs_expand(const bfs_graph *g, int mode, const uint32_t *own_bits, int64_t count, uint32_t *colbits,

@@ -186,42 +186,36 @@ static void comm_run(bfs_gpu *b, kit_exchange *x, int members, int self, cudaStr
  * visited bits and their layout. */
 static void direction_init(bfs_gpu *b, int flags) {
   const bfs_graph *g = b->g;
-  int64_t *toff;
-  uint32_t *tadj;
-  bfs_block_transpose(g, 0, g->nrow, &toff, &tadj);
-  const int64_t nent = toff[g->nrow];
+  b->h_deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
+  b->deg_total = bfs_owned_degrees(g, b->h_deg);
+  b->d_deg = dev_alloc((size_t)g->own_pad * sizeof(int64_t));
+  KIT_CUDA_CHECK(
+      cudaMemcpy(b->d_deg, b->h_deg, (size_t)g->own_pad * sizeof(int64_t), cudaMemcpyHostToDevice));
   if (!(flags & BFS_GPU_NO_TRANSPOSE)) {
+    int64_t *toff;
+    uint32_t *tadj;
+    bfs_block_transpose(g, 0, g->nrow, &toff, &tadj);
+    const int64_t nent = toff[g->nrow];
     b->d_toff = dev_alloc((size_t)(g->nrow + 1) * sizeof(int64_t));
     b->d_tadj = dev_alloc((size_t)(nent + 1) * sizeof(uint32_t));
     KIT_CUDA_CHECK(
         cudaMemcpy(b->d_toff, toff, (size_t)(g->nrow + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
     if (nent > 0)
       KIT_CUDA_CHECK(cudaMemcpy(b->d_tadj, tadj, (size_t)nent * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (flags & BFS_GPU_HOST_TRANSPOSE) {
+      b->h_toff = toff;
+      b->h_tadj = tadj;
+    } else {
+      free(toff);
+      free(tadj);
+    }
   }
-  b->h_deg = kit_malloc(((size_t)g->own_pad + 1) * sizeof(int64_t), "degrees");
-  b->deg_total = bfs_owned_degrees(g, toff, b->h_deg);
-  if (flags & BFS_GPU_HOST_TRANSPOSE) {
-    b->h_toff = toff;
-    b->h_tadj = tadj;
-  } else {
-    free(toff);
-    free(tadj);
-  }
-  b->d_deg = dev_alloc((size_t)g->own_pad * sizeof(int64_t));
-  KIT_CUDA_CHECK(
-      cudaMemcpy(b->d_deg, b->h_deg, (size_t)g->own_pad * sizeof(int64_t), cudaMemcpyHostToDevice));
   if (g->C > 1) {
     b->rowvis = dev_alloc((size_t)g->nrow / 32 * sizeof(uint32_t));
     KIT_CUDA_CHECK(cudaMemset(b->rowvis, 0, (size_t)g->nrow / 32 * sizeof(uint32_t)));
-    b->h_rowvis = kit_host_alloc((size_t)g->nrow / 32 * sizeof(uint32_t) + 4, 1);
-    b->vis_count = kit_malloc((size_t)g->C * sizeof(int), "counts");
-    b->vis_displ = kit_malloc((size_t)g->C * sizeof(int), "counts");
-    for (int jj = 0; jj < g->C; ++jj) {
-      b->vis_count[jj] = bfs_msg_int((g->row_off[jj + 1] - g->row_off[jj]) / 32);
-      b->vis_displ[jj] = bfs_msg_int(g->row_off[jj] / 32);
-    }
+    b->h_rowvis = kit_host_alloc((size_t)g->nrow / 32 * sizeof(uint32_t), 1);
+    bfs_row_visited_layout(g, &b->vis_count, &b->vis_displ);
   }
-  b->debug = getenv("BFS_DIRECTION_DEBUG") != NULL;
 }
 
 void bfs_gpu_init(bfs_gpu *b, const bfs_ctx *c, int device, int flags) {
@@ -366,8 +360,7 @@ int64_t bfs_gpu_level_end(bfs_gpu *b, bfs_traffic *tr, int level, cudaStream_t s
   const int64_t mf = (int64_t)b->h_count[1];
   b->mu_left -= mf;
   b->nvis += *count;
-  const int64_t next =
-      bfs_direction_level_end(b->direction, &b->dir, *count, mf, b->mu_left, b->g->n, level, b->debug);
+  const int64_t next = bfs_direction_level_end(b->direction, &b->dir, *count, mf, b->mu_left, b->g->n, level);
   KIT_RANGE_POP();
   bfs_note_frontier(tr, level, next);
   return next;
@@ -584,7 +577,7 @@ void bfs_gpu_row_visited(bfs_gpu *b, cudaStream_t s, bfs_level_traffic *t) {
   }
   /* Only a shortcut: a vertex taken for unvisited is claimed again and its owner drops it (a
    * later level's key never wins the row's MIN), so KIT_FAULT=stale-halo leaves it alone. */
-  for (int jj = 0; jj < g->C; ++jj) bfs_count_fold(g, jj, 1, ow, b->nvis, t);
+  bfs_count_row_visited(g, b->nvis, t);
   KIT_RANGE_POP();
 }
 

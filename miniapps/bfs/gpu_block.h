@@ -134,10 +134,9 @@ typedef struct bfs_gpu {
    * levels' transpose and visited bits, and the switch rule's counters. */
   int direction;    /* --direction: BFS_TOP_DOWN, BFS_BOTTOM_UP or BFS_DIRECTION_AUTO */
   int dir;          /* the direction of the level about to run */
-  int debug;        /* BFS_DIRECTION_DEBUG: rank 0 prints each level's counters */
   int64_t *d_toff;  /* [nrow+1] the block's transpose (bfs_block_transpose) ... */
   uint32_t *d_tadj; /* ... its column-local sources, increasing in each list */
-  int64_t *h_toff;  /* BFS_GPU_HOST_TRANSPOSE: the same on the host */
+  int64_t *h_toff;  /* BFS_GPU_HOST_TRANSPOSE: the same on the host (NO_TRANSPOSE: neither) */
   uint32_t *h_tadj;
   int64_t *d_deg, *h_deg;      /* own_pad degrees of the owned vertices (device, host) */
   int64_t deg_total;           /* their sum */
