@@ -10,11 +10,13 @@
 #   cpu    : this machine, cpu variant at scale 14 on 1, 2 and 4 ranks
 #   direction : one GPU, scale 24 (BFS_DIRECTION_SCALE), 8 roots: naive and two-stream, each
 #            --direction top-down and auto (Beamer's direction-optimising search)
+#   direction-mt : multi-thread (1 GPU, then 2 and 4 GPUs at scale +1, +2: weak) and hybrid
+#            (1 GPU + CPU share auto), each --direction top-down and auto
 #   weak   : Bernaschi Fig. 9's weak scaling, scale 24 per GPU (BFS_WEAK_SCALE): 24, 25, 26 on
 #            1, 2, 4 GPUs (those the machine has), two-stream on the default grid, top-down and auto
 #            (BFS_WEAK_DIRECTIONS), BFS_WEAK_ROOTS roots (8)
 # single, large and dual search top-down, as lab 09's tables (BFS_DIRECTION=auto: direction-
-# optimising; multi-thread and hybrid refuse it, exit 2); cpu in its default direction (auto).
+# optimising); cpu in its default direction (auto).
 mode=$1; out=$2; bin=${3:-build/bin/bfs}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +46,16 @@ case $mode in
     for v in two-stream naive; do for d in top-down auto; do
       run "$bin" --variant $v --scale $sc --roots 8 --direction $d
     done; done ;;
+  direction-mt)
+    sc=${BFS_DIRECTION_SCALE:-24}
+    for d in top-down auto; do
+      run "$bin" --variant multi-thread --gpus 1 --scale $sc --roots 8 --direction $d
+      run "$bin" --variant hybrid --scale $sc --roots 8 --direction $d
+    done
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    for g in 2 4; do [ "$g" -le "$ngpu" ] || continue; for d in top-down auto; do
+      run "$bin" --variant multi-thread --gpus $g --scale $((sc + g / 2)) --roots 8 --direction $d
+    done; done ;;
   weak)
     ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
     for step in 0 1 2; do
@@ -53,5 +65,5 @@ case $mode in
         run "$here/mpirun.sh" $np "$bin" --variant two-stream --scale $sc --roots ${BFS_WEAK_ROOTS:-8} --direction $d
       done
     done ;;
-  *) echo "usage: bfs_sweep.sh single|large|dual|cpu|direction|weak OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: bfs_sweep.sh single|large|dual|cpu|direction|direction-mt|weak OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

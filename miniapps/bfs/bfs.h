@@ -43,9 +43,9 @@ typedef struct bfs_params {
  * host (multi-thread's and hybrid's messages are host memory already). */
 #define BFS_COMM_VARIANTS "naive|two-stream"
 
-/* The variants whose default --direction is auto (direction.h); every variant has bottom-up
- * levels, multi-thread's and hybrid's default stays top-down until theirs have run on a GPU. */
-#define BFS_DIRECTION_AUTO_VARIANTS "cpu|naive|two-stream"
+/* The variants whose default --direction is auto (direction.h): all of them, since every
+ * variant's bottom-up levels have passed their direction tests on a GPU (README.md). */
+#define BFS_DIRECTION_AUTO_VARIANTS "cpu|naive|two-stream|multi-thread|hybrid"
 /* The transfer mode of a --transfer word. */
 int bfs_transfer_mode(const char *word);
 /* --grid parser: "RxC" with R, C >= 1 into int[2]. */

@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
       {"roots", KIT_OPT_INT, &p->nroots, "N", "search keys, sampled from the vertices with an edge (Graph500: 64)", 1, 64, 0, NULL, NULL, &a.roots_given},
       {"root", KIT_OPT_U64, &a.root, "V", "one search from vertex V instead [none: --roots keys]", 1, 0, 0, NULL, NULL, &a.root_given},
       {"prune", KIT_OPT_FLAG, &p->prune, NULL, "sort-unique every list message before it leaves (Rossetti's recipe 3); reports bytes with and without", 1, 0, 1, NULL, NULL, NULL},
-      {"direction", KIT_OPT_STRING, &p->direction, "DIR", "level direction: top-down, bottom-up, or Beamer's switch between them (auto) [cpu, naive, two-stream: auto; multi-thread, hybrid: top-down]", 1, 0, 0, "top-down|bottom-up|auto", NULL, NULL},
+      {"direction", KIT_OPT_STRING, &p->direction, "DIR", "level direction: top-down, bottom-up, or Beamer's switch between them (auto) [auto]", 1, 0, 0, "top-down|bottom-up|auto", NULL, NULL},
       {"partition", KIT_OPT_STRING, &p->partition, "KIND", "vertex owners: consecutive blocks, or cyclic (v mod P, P = R*C: Rossetti's slides), by relabelling before kernel 1", 1, 0, 0, "block|cyclic", NULL, NULL},
       {"frontier-table", KIT_OPT_FLAG, &p->frontier_table, NULL, "count the slides' next-level frontier arrays per level (m entries, n after sort-unique; untimed, after each search); table and unique_ratio", 1, 0, 1, NULL, NULL, NULL},
       {"dump-parents", KIT_OPT_STRING, &p->dump_parents, "FILE", "write the first search's parents (int64, -1 unreached)", 1, 0, 0, NULL, NULL, NULL},

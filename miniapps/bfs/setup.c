@@ -36,9 +36,8 @@ int bfs_check(const kit_env *env, void *params, const char *variant) {
     return kit_usage_error(env, "bfs: --grid %dx%d needs %ld ranks; the job has %d", p->grid[0], p->grid[1],
                            (long)p->grid[0] * p->grid[1], env->nranks);
   if (!a->grid_given) bfs_default_grid(env->nranks, p->grid);
-  /* Direction-optimising search on every variant; auto is the default of cpu, naive and
-   * two-stream, top-down of multi-thread and hybrid until their bottom-up levels have run on a
-   * GPU (README.md, "Direction-optimising search"). */
+  /* Direction-optimising search on every variant, auto by default (README.md,
+   * "Direction-optimising search"). */
   if (!p->direction)
     p->direction = kit_variant_in(BFS_DIRECTION_AUTO_VARIANTS, variant) ? "auto" : "top-down";
   return -1;

@@ -2,8 +2,8 @@
 """prune_test.py VARIANT LAUNCH... -- ARGS...: --prune (Rossetti's sort-unique, recipe 3) must
 not send more than the plain run, and must account for what it saved.
 
-Runs `LAUNCH... --variant cpu ARGS...` (the reference: no pruning; `--direction top-down` when
-VARIANT is multi-thread or hybrid, whose default direction is top-down) and
+Runs `LAUNCH... --variant cpu ARGS...` (the reference: no pruning, the same default direction,
+auto) and
 `LAUNCH... --variant VARIANT --prune ARGS...`, each with --json, and checks:
   1. both pass verification (exit 0; the Graph500 rules and the oracle's levels);
   2. the pruned run sends no more bytes (expand + fold per search) than the reference;
@@ -28,11 +28,9 @@ def main():
     launch, args = sys.argv[2:sep], sys.argv[sep + 1:]
     with tempfile.TemporaryDirectory() as tmp:
         out = {}
-        # The reference searches in the pruned variant's direction: cpu, naive and two-stream
-        # default to auto, multi-thread and hybrid to top-down (a bottom-up level
-        # sends other messages).
-        auto = variant in ("cpu", "naive", "two-stream")
-        reference = ["--variant", "cpu"] + ([] if auto else ["--direction", "top-down"])
+        # The reference searches in the pruned variant's direction, every variant's default
+        # auto (a bottom-up level sends other messages than a top-down one).
+        reference = ["--variant", "cpu"]
         for name, extra in (("reference", reference), ("pruned", ["--variant", variant, "--prune"])):
             path = os.path.join(tmp, name + ".json")
             rc, text = run(launch + extra + args, path)
