@@ -211,15 +211,27 @@ def laplace_cpu_grids(c, weak, tags=("main",)):
     return runs
 
 
+# Process grids of the GPU strong-scaling series beside z-slabs (Paper II Figs. 3-4: 1D
+# against 2D): the split moves to y, then to y and z; or to x, then to x and y.
+GPU_GRIDS = {"two-stream, 1x2x1 then 1x2x2": {2: "1x2x1", 4: "1x2x2"},
+             "two-stream, 2x1x1 then 2x2x1": {2: "2x1x1", 4: "2x2x1"}}
+
+
 def sourouri2_fig3(c):
     """Strong scaling at 512 x 512 x 1024 in total (the paper's size), 50 steps x 5:
-    GPU-only (two-stream) and nested CPU+GPU (hybrid, CPU share auto), one rank per GPU."""
+    GPU-only (two-stream) and nested CPU+GPU (hybrid, CPU share auto), one rank per GPU, on
+    z-slabs; two-stream also on 2D grids (GPU_GRIDS) from two GPUs."""
     runs = []
+    size = ["--size", c.pick("512,512,1024", "32,32,64")] + steps(c, 50, 5)
     for v in (["two-stream"], ["hybrid", "--cpu-fraction", "auto"]):
         name = " ".join(v[:1] + v[2:])
         for n in GPU_COUNTS:
-            args = ["--variant"] + v + ["--size", c.pick("512,512,1024", "32,32,64")] + steps(c, 50, 5)
-            runs.append(Run("laplace", args, ranks=n, series=name))
+            runs.append(Run("laplace", ["--variant"] + v + size, ranks=n, series=name))
+    for name, grids in GPU_GRIDS.items():
+        for n in GPU_COUNTS:
+            if n in grids:
+                runs.append(Run("laplace", ["--variant", "two-stream", "--procs", grids[n]] + size, ranks=n,
+                                series=name))
     return runs + laplace_cpu_grids(c, weak=False)
 
 
@@ -368,9 +380,10 @@ FIGURES = OrderedDict((f["id"], f) for f in [
          plots=[("main", "strong")], plan=sourouri1_fig5),
     dict(id="sourouri2015-fig3", alias="sourouri2-fig3", paper="Sourouri2015 (Paper II) Fig. 3",
          line="laplace strong scaling 512x512x1024, GPU-only against CPU+GPU; the cpu variant on 1D and 2D grids",
-         notes="The GPU variants cut z-slabs only (--procs other than 1x1xN is refused for them), so the 2D "
-               "grid runs on the cpu variant (1x2x2, 256^3 in total); a 3D grid needs 8 ranks, beyond "
-               "this plan. Every run verified against the serial oracle.",
+         notes="two-stream on z-slabs and on 2D grids (1x2x1 then 1x2x2, 2x1x1 then 2x2x1: the x and y "
+               "faces packed by a kernel); hybrid on z-slabs only; the cpu variant on 1x1xN and 1x2x2 at "
+               "256^3 in total; a 3D grid needs 8 ranks, beyond this plan. Every run verified against "
+               "the serial oracle.",
          plots=[("main", "strong")], plan=sourouri2_fig3),
     dict(id="sourouri2015-fig4", alias="sourouri2-fig4", paper="Sourouri2015 (Paper II) Fig. 4",
          line="laplace strong scaling 512x512x1024 with two GPUs per process (Wilkes's node) against a rank per GPU",

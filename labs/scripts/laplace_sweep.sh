@@ -10,6 +10,8 @@
 #   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
 #   comm    2 and 4 GPUs (as many as the machine has): weak scaling at 512^3 per GPU of
 #           two-stream over each --comm transport (host, ipc, nccl), beside the 1-GPU baseline
+#   grids   2 and 4 GPUs: strong scaling of 512x512x1024 (Paper II Figs. 3-4), two-stream on
+#           z-slabs against the 2D process grids (--procs), each over KIT_COMMS (host ipc)
 set -u
 mode=$1; out=$2; bin=${3:-build/bin/laplace}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
@@ -46,6 +48,16 @@ case "$mode" in
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || continue
       for c in ${KIT_COMMS:-host ipc nccl nvshmem}; do mpi $np --variant two-stream --comm $c --size 512,512,$((512 * np)) --iters $it --reps 5; done
+    done ;;
+  grids)
+    ngpu=$(nvidia-smi -L | wc -l)
+    run "$bin" --variant two-stream --size 512,512,1024 --iters $it --reps 5          # 1-GPU baseline
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      if [ "$np" = 2 ]; then grids="1x1x2 1x2x1 2x1x1"; else grids="1x1x4 1x2x2 2x2x1"; fi
+      for g in $grids; do for c in ${KIT_COMMS:-host ipc}; do
+        mpi $np --variant two-stream --comm $c --procs $g --size 512,512,1024 --iters $it --reps 5
+      done; done
     done ;;
   tune)   # kernel tile shapes (LAPLACE_TILE=bx,by,run) at 512^3, one GPU, unverified
     for tile in 128,2,16,1 128,2,16,4 128,4,32,1 128,4,32,4 128,2,64,4 64,4,64,4 32,8,64,4 256,2,32,4; do

@@ -27,21 +27,16 @@ typedef struct cpu_state {
   laplace_cpu_block kernel;  /* --cpu-block, resolved (auto: tuned on this grid) */
 } cpu_state;
 
-/* Each face's link: what goes towards -x arrives on the neighbour's +x link, so a face's
- * send tag is its own index and its receive tag the opposite face's (KIT_DOWN/KIT_UP's rule
- * in kit_exchange_init, for six faces). x and y faces carry their packed points, z faces the
- * whole padded plane, straight from and into the field. */
+/* Each face's link (laplace_face_links), host buffers for the x and y faces. */
 static void grid_init(cpu_state *s) {
   const laplace_block *b = &s->c.blk;
   kit_link links[LAPLACE_FACES];
+  laplace_face_links(b, s->c.face_nbr, links);
   for (int f = 0; f < LAPLACE_FACES; ++f) {
-    const size_t n = f < LAPLACE_ZM ? laplace_face_count(b, f) : b->sz;
-    links[f] = (kit_link){
-        .rank = s->c.face_nbr[f], .send_count = n, .recv_count = n, .send_tag = f, .recv_tag = f ^ 1};
     s->side[f] = s->c.face_nbr[f] != MPI_PROC_NULL;
-    if (f < LAPLACE_ZM && s->c.face_nbr[f] != MPI_PROC_NULL) {
-      s->send[f] = kit_malloc(n * sizeof(double), "laplace face");
-      s->recv[f] = kit_malloc(n * sizeof(double), "laplace face");
+    if (f < LAPLACE_ZM && s->side[f]) {
+      s->send[f] = kit_malloc(links[f].send_count * sizeof(double), "laplace face");
+      s->recv[f] = kit_malloc(links[f].recv_count * sizeof(double), "laplace face");
     }
   }
   kit_exchange_init_links(&s->x, KIT_COMM_HOST, MPI_COMM_WORLD, LAPLACE_FACES, links, MPI_DOUBLE,
@@ -90,14 +85,14 @@ static void cpu_reset(void *st) {
  * (kit_exchange_finish) and the unpacking into the ghost layers, the swap. A side at the
  * domain's edge sends nothing, so its points are left to the inner box: the work before the
  * messages leave is only what they carry. The layer and the inner box partition the box
- * (laplace_cpu_sweep_layer), so every point is computed once, by the same expression. The
+ * (laplace_layer_parts), so every point is computed once, by the same expression. The
  * phases are the slab's: boundary (layer, pack, post), bulk, mpi_wait (with the layer's mpi). */
 static void grid_run(cpu_state *s, int steps) {
   const laplace_block *b = &s->c.blk;
   const int threads = s->c.env->threads;
   const laplace_cpu_block *k = &s->kernel;
   int lo[3], hi[3];
-  laplace_cpu_inner_box(b, s->side, lo, hi);
+  laplace_inner_box(b, s->side, lo, hi);
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("boundary");

@@ -209,33 +209,17 @@ void laplace_cpu_sweep_box(const laplace_params *p, const laplace_block *b, cons
   laplace_cpu_sweep_box_rows(p, b, u, un, i0, i1, j0, j1, l0, l1, k);
 }
 
-void laplace_cpu_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]) {
-  const int n[3] = {b->nx, b->ny, b->nz};
-  for (int d = 0; d < 3; ++d) {
-    lo[d] = 1 + (side[2 * d] != 0);
-    hi[d] = n[d] + 1 - (side[2 * d + 1] != 0);
-    if (hi[d] < lo[d]) hi[d] = lo[d]; /* one point along d, a layer on both sides: no inner box */
-  }
-}
-
 void laplace_cpu_sweep_layer(const laplace_params *p, const laplace_block *b, const double *u, double *un,
                              const int side[LAPLACE_FACES], int threads, const laplace_cpu_block *k) {
-  int lo[3], hi[3];
-  laplace_cpu_inner_box(b, side, lo, hi);
-  const int nx1 = b->nx + 1, ny1 = b->ny + 1, nz1 = b->nz + 1;
+  int part[LAPLACE_FACES][6];
+  const int nparts = laplace_layer_parts(b, side, part);
   /* The layer's points are read right after (packed, or sent from the field): ordinary
    * stores keep them in cache. */
   const laplace_cpu_block lk = {k->bx, k->by, 0};
 #pragma omp parallel num_threads(threads)
-  {
-    /* Whole planes below and above the inner box, then in the planes between whole rows in
-     * front of and behind it, then in the rows between the columns left and right of it. */
-    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, ny1, 1, lo[2], &lk);
-    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, ny1, hi[2], nz1, &lk);
-    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, 1, lo[1], lo[2], hi[2], &lk);
-    laplace_cpu_sweep_box_rows(p, b, u, un, 1, nx1, hi[1], ny1, lo[2], hi[2], &lk);
-    laplace_cpu_sweep_box_rows(p, b, u, un, 1, lo[0], lo[1], hi[1], lo[2], hi[2], &lk);
-    laplace_cpu_sweep_box_rows(p, b, u, un, hi[0], nx1, lo[1], hi[1], lo[2], hi[2], &lk);
+  for (int q = 0; q < nparts; ++q) {
+    const int *r = part[q];
+    laplace_cpu_sweep_box_rows(p, b, u, un, r[0], r[1], r[2], r[3], r[4], r[5], &lk);
   }
 }
 

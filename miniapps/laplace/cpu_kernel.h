@@ -42,13 +42,9 @@ void laplace_cpu_sweep_box(const laplace_params *p, const laplace_block *b, cons
                            int i0, int i1, int j0, int j1, int l0, int l1, int threads,
                            const laplace_cpu_block *k);
 
-/* A process grid's overlap (cpu.c): the box's outer layer is every point one step inside a
- * face whose side[f] is nonzero (LAPLACE_XM ... LAPLACE_ZP: those with a neighbour rank);
- * the inner box is the rest, [lo[d], hi[d]) along x, y and z (empty where hi == lo). */
-void laplace_cpu_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]);
-/* The outer layer's sweep, in one team of `threads` threads: the whole planes below and above
- * the inner box, then the rows in front of and behind it, then the columns left and right of
- * it, with k's pencils and ordinary stores. The layer and the inner box partition the box. */
+/* A process grid's overlap (cpu.c): the outer layer's sweep (laplace_layer_parts, laplace.h),
+ * in one team of `threads` threads, with k's pencils and ordinary stores; the inner box
+ * (laplace_inner_box) is the rest. */
 void laplace_cpu_sweep_layer(const laplace_params *p, const laplace_block *b, const double *u, double *un,
                              const int side[LAPLACE_FACES], int threads, const laplace_cpu_block *k);
 

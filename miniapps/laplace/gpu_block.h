@@ -1,6 +1,7 @@
 /* gpu_block.h: a laplace block resident on one GPU, shared by the GPU variants:
  * the two device fields, a device copy of the initial state (so reset is a fast
- * device-to-device copy) and plane transfers. Host C on the CUDA runtime API. */
+ * device-to-device copy), plane transfers, and naive's and two-stream's exchange with the
+ * neighbour ranks on any process grid (laplace_dev_halo). Host C on the CUDA runtime API. */
 #ifndef LAPLACE_GPU_BLOCK_H
 #define LAPLACE_GPU_BLOCK_H
 #include <cuda_runtime_api.h>
@@ -31,19 +32,25 @@ void laplace_dev_block_free(laplace_dev_block *d);
 static inline double *laplace_dev_plane(const laplace_dev_block *d, double *field, int l) {
   return field + (size_t)l * d->blk.sz;
 }
-/* The planes the next field exchanges: each side's first/last interior plane goes out, its
- * ghost plane comes in (kit_exchange_run's send[] and recv[]). */
-static inline void laplace_dev_faces(const laplace_dev_block *d, void *send[2], void *recv[2]) {
-  send[KIT_DOWN] = laplace_dev_plane(d, d->un, 1);
-  send[KIT_UP] = laplace_dev_plane(d, d->un, d->blk.nz);
-  recv[KIT_DOWN] = laplace_dev_plane(d, d->un, 0);
-  recv[KIT_UP] = laplace_dev_plane(d, d->un, d->blk.nz + 1);
-}
-/* The exchange of a rank's slab with its neighbours over --comm's transport (kit/exchange.h). */
-static inline void laplace_exchange_init(kit_exchange *x, const laplace_ctx *c) {
-  kit_exchange_init(x, kit_comm_of(c->p->comm), MPI_COMM_WORLD, c->nbr[KIT_DOWN], c->nbr[KIT_UP], c->blk.sz,
-                    MPI_DOUBLE, sizeof(double), 0);
-}
+/* The exchange of a rank's box with its neighbours over --comm's transport (kit/exchange.h),
+ * the next field's faces: on a z-slab grid (1x1xN) the two planes straight from and into the
+ * field; on any other grid up to six faces (laplace_face_links), the x and y ones packed into
+ * device buffers by a kernel before and unpacked after, on the same stream. side[] says which
+ * faces have a neighbour: the outer layer a two-stream step computes first. */
+typedef struct laplace_dev_halo {
+  kit_exchange x;
+  int side[LAPLACE_FACES];
+  double *send[LAPLACE_ZM], *recv[LAPLACE_ZM]; /* x and y faces, packed, on the device (NULL: none) */
+} laplace_dev_halo;
+void laplace_dev_halo_init(laplace_dev_halo *h, const laplace_ctx *c, const laplace_dev_block *d);
+/* After laplace_dev_block_reset: the receive buffers hold the ghost layers they will be
+ * unpacked into, so an exchange that moves nothing (KIT_FAULT=stale-halo) leaves the ghosts
+ * as they were and verification sees it. */
+void laplace_dev_halo_reset(laplace_dev_halo *h, const laplace_dev_block *d);
+/* The exchange of d->un's faces, ordered on `stream` (the host returns as kit_exchange_run
+ * does). */
+void laplace_dev_halo_run(laplace_dev_halo *h, const laplace_dev_block *d, cudaStream_t stream);
+void laplace_dev_halo_free(laplace_dev_halo *h);
 /* Swap current and next. */
 static inline void laplace_dev_swap(laplace_dev_block *d) {
   double *t = d->u;

@@ -46,15 +46,8 @@ void laplace_grid_neighbours(const int procs[3], int rank, int nbr[LAPLACE_FACES
   }
 }
 
-/* An x or y face's layer as a 2D array: n1 x n2 points, strides s1 and s2 (doubles), from
- * offset `base` in the field. */
-typedef struct face_shape {
-  size_t base, s1, s2;
-  int n1, n2;
-} face_shape;
-
-static face_shape face_of(const laplace_block *b, int face, int ghost) {
-  face_shape f;
+laplace_face_shape laplace_face_shape_of(const laplace_block *b, int face, int ghost) {
+  laplace_face_shape f;
   /* The layer's index along the face's axis: 1 or n (interior), 0 or n+1 (ghost). */
   const int n = face < LAPLACE_YM ? b->nx : b->ny, at = face % 2 ? (ghost ? n + 1 : n) : (ghost ? 0 : 1);
   f.s2 = b->sz;
@@ -72,22 +65,58 @@ static face_shape face_of(const laplace_block *b, int face, int ghost) {
 }
 
 size_t laplace_face_count(const laplace_block *b, int face) {
-  const face_shape f = face_of(b, face, 0);
+  const laplace_face_shape f = laplace_face_shape_of(b, face, 0);
   return (size_t)f.n1 * (size_t)f.n2;
 }
 
 /* The one copy loop of both directions: to_buf 1 packs, 0 unpacks. */
 static void face_copy(const laplace_block *b, double *u, int face, int ghost, double *buf, int to_buf) {
-  const face_shape f = face_of(b, face, ghost);
+  const laplace_face_shape f = laplace_face_shape_of(b, face, ghost);
 #pragma omp parallel for schedule(static)
   for (int l = 0; l < f.n2; ++l) {
-    double *restrict field = u + f.base + (size_t)l * f.s2;
     double *restrict flat = buf + (size_t)l * (size_t)f.n1;
     if (to_buf)
-      for (int a = 0; a < f.n1; ++a) flat[a] = field[(size_t)a * f.s1];
+      for (int a = 0; a < f.n1; ++a) flat[a] = u[laplace_face_at(&f, a, l)];
     else
-      for (int a = 0; a < f.n1; ++a) field[(size_t)a * f.s1] = flat[a];
+      for (int a = 0; a < f.n1; ++a) u[laplace_face_at(&f, a, l)] = flat[a];
   }
+}
+
+void laplace_face_links(const laplace_block *b, const int face_nbr[LAPLACE_FACES],
+                        kit_link links[LAPLACE_FACES]) {
+  for (int f = 0; f < LAPLACE_FACES; ++f) {
+    const size_t n = f < LAPLACE_ZM ? laplace_face_count(b, f) : b->sz;
+    links[f] =
+        (kit_link){.rank = face_nbr[f], .send_count = n, .recv_count = n, .send_tag = f, .recv_tag = f ^ 1};
+  }
+}
+
+void laplace_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]) {
+  const int n[3] = {b->nx, b->ny, b->nz};
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = 1 + (side[2 * d] != 0);
+    hi[d] = n[d] + 1 - (side[2 * d + 1] != 0);
+    if (hi[d] < lo[d]) hi[d] = lo[d]; /* one point along d, a layer on both sides: no inner box */
+  }
+}
+
+int laplace_layer_parts(const laplace_block *b, const int side[LAPLACE_FACES], int part[LAPLACE_FACES][6]) {
+  int lo[3], hi[3];
+  laplace_inner_box(b, side, lo, hi);
+  const int nx1 = b->nx + 1, ny1 = b->ny + 1, nz1 = b->nz + 1;
+  const int all[LAPLACE_FACES][6] = {{1, nx1, 1, ny1, 1, lo[2]},
+                                     {1, nx1, 1, ny1, hi[2], nz1}, /* planes */
+                                     {1, nx1, 1, lo[1], lo[2], hi[2]},
+                                     {1, nx1, hi[1], ny1, lo[2], hi[2]}, /* rows */
+                                     {1, lo[0], lo[1], hi[1], lo[2], hi[2]},
+                                     {hi[0], nx1, lo[1], hi[1], lo[2], hi[2]}}; /* columns */
+  int n = 0;
+  for (int k = 0; k < LAPLACE_FACES; ++k) {
+    if (all[k][0] >= all[k][1] || all[k][2] >= all[k][3] || all[k][4] >= all[k][5]) continue;
+    for (int e = 0; e < 6; ++e) part[n][e] = all[k][e];
+    ++n;
+  }
+  return n;
 }
 
 void laplace_face_pack(const laplace_block *b, const double *u, int face, int ghost, double *buf) {
@@ -173,7 +202,8 @@ static void grid_of(const laplace_params *p, int nranks, int procs[3]) {
 
 /* Host: fields, staging and fetch buffers on every rank (the rank's box, and its x and y
  * faces' send and receive buffers), the gathered field and the oracle's two full fields on
- * rank 0 (when anything needs the whole field); device: three fields. */
+ * rank 0 (when anything needs the whole field); device: three fields and, on a grid, the x
+ * and y faces' send and receive buffers. */
 void laplace_memory(const laplace_params *p, const kit_env *env, double *host, double *device) {
   int procs[3];
   grid_of(p, env->nranks, procs);
@@ -183,11 +213,12 @@ void laplace_memory(const laplace_params *p, const kit_env *env, double *host, d
   const double faces = 2.0 * 2.0 * 8.0 * ((double)b.ny * b.nz + (double)b.nx * b.nz);
   const double whole = ((double)p->size[0] + 2 + 16) * ((double)p->size[1] + 2) * 8.0 * (p->size[2] + 2),
                interior = 8.0 * p->size[0] * (double)p->size[1] * p->size[2];
-  *host = 3.0 * box + (laplace_grid_is_slab(procs) ? 0.0 : faces);
+  const int grid = !laplace_grid_is_slab(procs);
+  *host = 3.0 * box + (grid ? faces : 0.0);
   if (env->rank == 0 && (p->run.verify || p->dump || p->run.checkpoint))
     *host += 2.0 * whole + 2.0 * interior;
   if (env->rank == 0 && p->run.restart) *host += interior;
-  *device = 3.0 * box;
+  *device = 3.0 * box + (grid ? faces : 0.0); /* naive's and two-stream's packed x and y faces */
 }
 
 /* The sizes and grids every machine refuses (kit_app.check): before anything is allocated,
@@ -204,10 +235,10 @@ int laplace_check(const kit_env *env, void *params, const char *variant) {
         env,
         "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p->size[2], g[2]);
-  if (!laplace_grid_is_slab(g) && strcmp(variant, "cpu") != 0)
+  if (!laplace_grid_is_slab(g) && !kit_variant_in(LAPLACE_GRID_VARIANTS, variant))
     return kit_usage_error(env,
-                           "laplace: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); only cpu "
-                           "runs other grids",
+                           "laplace: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); cpu, naive "
+                           "and two-stream run other grids",
                            g[0], g[1], g[2], variant);
   /* A z-plane travels as one MPI message of (nx+2 rounded up to 16) x (ny+2) doubles, an x or
    * y face as one of ny x nz or nx x nz (the largest box's, for a grid). */

@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 #include "kit/app.h"
+#include "kit/exchange.h"
 #include "kit/halo.h"
+#include "kit/hd.h"
 #include "kit/options.h"
 #include "kit/procgrid.h"
 #include "kit/runtime.h"
@@ -99,6 +101,38 @@ void laplace_grid_neighbours(const int procs[3], int rank, int nbr[LAPLACE_FACES
 size_t laplace_face_count(const laplace_block *b, int face);
 void laplace_face_pack(const laplace_block *b, const double *u, int face, int ghost, double *buf);
 void laplace_face_unpack(const laplace_block *b, double *u, int face, int ghost, const double *buf);
+/* An x or y face's layer as a 2D array: n1 x n2 points (n1 along the face's row or column, n2
+ * planes), strides s1 and s2 in doubles, from offset `base` in the field. Point a of plane l
+ * is packed at a + n1 * l and stored at field point laplace_face_at(f, a, l): the one index of
+ * the host copies (grid.c) and the GPU's pack and unpack kernel (kernels.cu), as
+ * lbm_face_offset is lbm's. */
+typedef struct laplace_face_shape {
+  size_t base, s1, s2;
+  int n1, n2;
+} laplace_face_shape;
+laplace_face_shape laplace_face_shape_of(const laplace_block *b, int face, int ghost);
+static inline KIT_HD size_t laplace_face_at(const laplace_face_shape *f, int a, int l) {
+  return f->base + (size_t)a * f->s1 + (size_t)l * f->s2;
+}
+/* The six links of a grid's exchange (kit_exchange_init_links), one per face: what goes towards
+ * -x arrives on the neighbour's +x link, so a face's send tag is its own index and its receive
+ * tag the opposite face's. x and y faces carry their packed points, z faces the whole padded
+ * plane, straight from and into the field. */
+void laplace_face_links(const laplace_block *b, const int face_nbr[LAPLACE_FACES],
+                        kit_link links[LAPLACE_FACES]);
+
+/* A process grid's overlap (Paper II Listing 1 in 3D): the box's outer layer is every point one
+ * step inside a face whose side[f] is nonzero (LAPLACE_XM ... LAPLACE_ZP: those with a neighbour
+ * rank; what the neighbours need), the inner box the rest, [lo[d], hi[d]) along x, y and z
+ * (empty where hi == lo). A side at the domain's edge sends nothing, so its points are left to
+ * the inner box. */
+void laplace_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]);
+/* The outer layer as disjoint boxes {i0, i1, j0, j1, l0, l1} (local, half-open), the empty ones
+ * left out; returns how many (at most 6): the whole planes below and above the inner box, then
+ * in the planes between whole rows in front of and behind it, then in those rows the columns
+ * left and right of it. The layer's parts and the inner box partition the box, so sweeping
+ * them all computes every point once (cpu's host sweep and the GPU variants' kernels alike). */
+int laplace_layer_parts(const laplace_block *b, const int side[LAPLACE_FACES], int part[LAPLACE_FACES][6]);
 
 /* Initial state of a block, ghost planes included (they hold the neighbour's initial
  * values, computed from global indices, so no exchange is needed before step 1). */
@@ -111,7 +145,7 @@ void laplace_sweep_host(const laplace_params *p, const laplace_block *b, const d
 void laplace_sweep_rows(const laplace_params *p, const laplace_block *b, const double *u, double *un, int l0,
                         int l1);
 /* kit_app.check: the sizes and grids that cannot run anywhere (--procs vs the rank count, ranks
- * vs points along an axis, a grid other than 1x1xN for a variant but cpu, a message too large
+ * vs points along an axis, a grid other than 1x1xN for multi-thread or hybrid, a message too large
  * for MPI, the GPU grid's limits); -1 or the exit code after one line. Resolves the default
  * grid (p->procs = 1x1xranks). */
 int laplace_check(const kit_env *env, void *params, const char *variant);
@@ -140,6 +174,8 @@ typedef struct laplace_run {
 
 /* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
 #define LAPLACE_COMM_VARIANTS "naive|two-stream"
+/* The variants that run any process grid (--procs PxQxR); the others split along z only. */
+#define LAPLACE_GRID_VARIANTS "cpu|naive|two-stream"
 
 /* report.c: kit_app's measure (GLUP/s, 16 bytes a point) and describe (the JSON params). */
 void laplace_measure(const void *ctx, const kit_timing *t, kit_measure *m);

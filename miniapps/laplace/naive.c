@@ -1,8 +1,11 @@
 /* naive.c: the `naive` variant. One MPI rank per GPU, one stream, no overlap: compute
- * every plane, then exchange the two boundary planes (--comm host: device-to-host, MPI,
- * host-to-device; nccl: device to device), and wait. The GPU idles during every copy and
- * message (Bernaschi et al. Sec. 2, the baseline that Fig. 2 improves on).
- *   mpiexec -n 2 build/bin/laplace --variant naive --size 256 */
+ * every point, then exchange the faces (a z-slab's two boundary planes; on a process grid,
+ * --procs PxQxR, up to six faces, the x and y ones packed by a kernel) over --comm's
+ * transport (host: device-to-host, MPI, host-to-device; ipc, nccl, nvshmem: device to
+ * device), and wait. The GPU idles during every copy and message (Bernaschi et al. Sec. 2,
+ * the baseline that Fig. 2 improves on).
+ *   mpiexec -n 2 build/bin/laplace --variant naive --size 256
+ *   mpiexec -n 4 build/bin/laplace --variant naive --size 256 --procs 2x2x1 */
 #include <stdlib.h>
 
 #include "gpu_block.h"
@@ -14,7 +17,7 @@ typedef struct naive_state {
   laplace_ctx c;
   laplace_dev_block d;
   cudaStream_t stream;
-  kit_exchange x; /* the planes' transport (--comm) */
+  laplace_dev_halo h; /* the faces' exchange (--comm, --procs) */
 } naive_state;
 
 static void *naive_setup(const void *arg) {
@@ -23,32 +26,31 @@ static void *naive_setup(const void *arg) {
   s->c = *c;
   laplace_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
-  laplace_exchange_init(&s->x, c);
+  laplace_dev_halo_init(&s->h, c, &s->d);
   return s;
 }
 
 static void naive_reset(void *st) {
-  laplace_dev_block_reset(&((naive_state *)st)->d);
+  naive_state *s = st;
+  laplace_dev_block_reset(&s->d);
+  laplace_dev_halo_reset(&s->h, &s->d);
 }
 
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
   laplace_dev_block *d = &s->d;
-  const laplace_block *b = &d->blk;
   const laplace_params *p = s->c.p;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("compute");
     const int g = kit_gpu_range_begin("gpu_compute", s->stream);
-    launch_laplace_sweep(b, d->u, d->un, 1, b->nz + 1, p->alpha, p->beta, s->stream);
+    launch_laplace_sweep(&d->blk, d->u, d->un, 1, d->blk.nz + 1, p->alpha, p->beta, s->stream);
     kit_gpu_range_end(g, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
 
     KIT_RANGE_PUSH("exchange");
-    void *send[2], *recv[2];
-    laplace_dev_faces(d, send, recv);
-    kit_exchange_run(&s->x, send, recv, s->stream);
+    laplace_dev_halo_run(&s->h, d, s->stream);
     KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     KIT_RANGE_POP();
     laplace_dev_swap(d);
@@ -60,13 +62,13 @@ static void naive_fetch(void *st, void *out) {
   laplace_dev_block_fetch(&((naive_state *)st)->d, out);
 }
 static const kit_halo *naive_halo(void *st) {
-  return &((naive_state *)st)->x.halo;
+  return &((naive_state *)st)->h.x.halo;
 }
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->stream));
-  kit_exchange_free(&s->x);
+  laplace_dev_halo_free(&s->h);
   laplace_dev_block_free(&s->d);
   free(s);
 }

@@ -365,7 +365,7 @@ TEST(LaplaceCpuKernel, OuterLayerAndInnerBoxPartitionTheBox) {
                     << " threads " << threads << " at (" << i << "," << j << "," << l << ")";
               }
           int lo[3], hi[3];
-          laplace_cpu_inner_box(&b, side, lo, hi);
+          laplace_inner_box(&b, side, lo, hi);
           laplace_cpu_sweep_box(&p, &b, u.u, got.u, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], threads, &k);
           ASSERT_EQ(0, std::memcmp(want.u, got.u, b.points * sizeof(double)))
               << n[0] << "x" << n[1] << "x" << n[2] << " sides " << mask << " " << name(k) << " threads "
