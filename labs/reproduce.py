@@ -300,8 +300,9 @@ def lbm_runs(c, weak):
     """lbm_sweep.sh dual and comm_sweep.sh lbm: 256^3 per GPU (weak) or in total (strong),
     50 steps x 5, --skip-oracle; two-stream through host memory (copies and pack) and over
     each GPU-buffer transport (pack; cuda-aware is Risso's GPUBufferedScheme), naive through
-    host memory. The cpu variant on the x, y and z splits it takes (--procs, the cavity):
-    128^3 per rank (weak) or in total (strong), 20 steps x 3, verified."""
+    host memory; two-stream over IPC (or the first transport) also on xz and yz grids (--procs:
+    2x1x1 and 2x1x2, 1x2x1 and 1x2x2). The cpu variant on the x, y and z splits it takes
+    (--procs, the cavity): 128^3 per rank (weak) or in total (strong), 20 steps x 3, verified."""
     n0 = c.pick(256, 16)
     runs = []
     for n in GPU_COUNTS:
@@ -317,6 +318,13 @@ def lbm_runs(c, weak):
         for comm in tuple(c.comms) + (("cuda-aware",) if "cuda-aware" not in c.comms else ()):
             runs.append(Run("lbm", ["--variant", "two-stream", "--comm", comm, "--halo", "pack"] + size, ranks=n,
                             series=f"two-stream, {comm} pack", group="two-stream"))
+        if c.comms:
+            gcomm = "ipc" if "ipc" in c.comms else c.comms[0]
+            for name, grid in (("xz", (2, 1, n // 2)), ("yz", (1, 2, n // 2))):
+                gsize = ",".join(str(n0 * g if weak else n0) for g in grid)
+                args = ["--variant", "two-stream", "--comm", gcomm, "--procs", "x".join(map(str, grid)),
+                        "--size", gsize] + steps(c, 50, 5) + c.unverified("--skip-oracle")
+                runs.append(Run("lbm", args, ranks=n, series=f"two-stream, {name} grid", group="two-stream"))
     m = c.pick(128, 12)
     for grid, name in (((1, 1, 1), "cpu"), ((1, 1, 2), "cpu, z"), ((1, 1, 4), "cpu, z"),
                        ((2, 1, 1), "cpu, xz"), ((2, 1, 2), "cpu, xz"), ((1, 2, 1), "cpu, yz"), ((1, 2, 2), "cpu, yz")):
@@ -404,9 +412,9 @@ FIGURES = OrderedDict((f["id"], f) for f in [
          plots=[("strong", "strong"), ("share", "share")], plan=langguth_table1),
     dict(id="risso2017-fig6.6", alias="risso-fig6.6", paper="Risso2017 Fig. 6.6",
          line="lbm weak scaling, 256^3 per GPU, per transport; the cpu variant on z, xz and yz grids",
-         notes="GPU runs --skip-oracle (mass and symmetry checks stay), z-slabs (the GPU variants take no "
-               "other split); cuda-aware skips (77) where MPI is not CUDA-aware. The cpu variant at 128^3 "
-               "per rank on the cavity, verified against the oracle.",
+         notes="GPU runs --skip-oracle (mass and symmetry checks stay), z-slabs and, over IPC (or "
+               "the first transport), xz and yz grids (--procs); cuda-aware skips (77) where MPI is not CUDA-aware. "
+               "The cpu variant at 128^3 per rank on the cavity, verified against the oracle.",
          plots=[("main", "weak")], plan=lambda c: lbm_runs(c, weak=True)),
     dict(id="risso2017-fig6.7", alias="risso-fig6.7", paper="Risso2017 Fig. 6.7",
          line="lbm strong scaling, 256^3 in total, per transport; the cpu variant on z, xz and yz grids",

@@ -14,6 +14,10 @@
 #            on) and 256^3 in total, 50 steps x 5 repetitions; the exchange's phases (halo_out,
 #            mpi, halo_in) and the MPI bytes per step are in each JSON line (Risso Sec. 4.2)
 #   cpu    : this machine, cpu variant at 64^3 on 1 and 2 ranks
+#   grids  : 2 and 4 GPUs (as many as the machine has), two-stream on z-slabs and process grids
+#            (--procs; Risso Figs. 6.6-6.7, issue 21's 256^3-per-GPU weak target): weak at 256^3
+#            per GPU and strong at 512^3 in total (LBM_GRIDS_STRONG=0: weak only), over
+#            KIT_COMMS (ipc), oracle off (mass and symmetry stay), 50 steps x 5
 mode=$1; out=$2; bin=${3:-build/bin/lbm}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +34,21 @@ case $mode in
     for n in 96 128; do
       run "$bin" --variant two-stream --size $n --re 1000 --lid-velocity 0.1 --until-steady 1e-6 \
         --check-every 500 --iters 400000 --skip-oracle --profile "$dir/cavity${n}_re1000.csv"
+    done ;;
+  grids)
+    ngpu=$(nvidia-smi -L | wc -l)
+    run "$bin" --variant two-stream --size 256 --iters 50 --reps 5 --skip-oracle
+    [ "${LBM_GRIDS_STRONG:-1}" = 1 ] && run "$bin" --variant two-stream --size 512 --iters 50 --reps 5 --skip-oracle
+    for np in 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      if [ "$np" = 2 ]; then grids="1x1x2 1x2x1 2x1x1"; else grids="1x1x4 1x2x2 2x2x1"; fi
+      for g in $grids; do
+        IFS=x read -r P Q R <<< "$g"
+        for c in ${KIT_COMMS:-ipc}; do
+          run "$here/mpirun.sh" $np "$bin" --variant two-stream --comm $c --procs $g --size $((256 * P)),$((256 * Q)),$((256 * R)) --iters 50 --reps 5 --skip-oracle
+          [ "${LBM_GRIDS_STRONG:-1}" = 1 ] && run "$here/mpirun.sh" $np "$bin" --variant two-stream --comm $c --procs $g --size 512 --iters 50 --reps 5 --skip-oracle
+        done
+      done
     done ;;
   dual)
     for v in naive two-stream; do

@@ -95,32 +95,17 @@ static void cpu_reset(void *st) {
  * a face with a neighbour rank: every cell a link sends from), the packing of every link and
  * its posting (kit_exchange_start), the inner box while the messages travel, the wait
  * (kit_exchange_finish), the unpacking into the ghost layers, the swap. Each cell is updated
- * once, by the same expressions wherever it falls, so the split does not touch the bits. The
- * layer is up to six slabs: the x ones whole, the y ones within the inner x range, the z ones
- * within the inner x and y ranges. */
+ * once, by the same expressions wherever it falls, so the split does not touch the bits
+ * (lbm_box_regions_of: the layer's up to six parts and the inner box). */
 static void grid_run(cpu_state *s, int steps) {
   const lbm_box *b = &s->box;
-  const int threads = s->c.env->threads, len[3] = {b->nx, b->ny, b->nz};
-  int in_lo[3], in_hi[3]; /* the inner box, half-open, local indices */
-  for (int a = 0; a < 3; ++a) {
-    in_lo[a] = 1 + s->side[2 * a];
-    in_hi[a] = len[a] + 1 - s->side[2 * a + 1];
-    if (in_hi[a] < in_lo[a]) in_hi[a] = in_lo[a]; /* one cell, neighbours on both sides */
-  }
-  int lo[LBM_FACE_LINKS][3], hi[LBM_FACE_LINKS][3];
-  for (int f = 0; f < LBM_FACE_LINKS; ++f) {
-    const int a = f / 2;
-    for (int d = 0; d < 3; ++d) { /* axes before a: inner range; after a: whole */
-      lo[f][d] = d < a ? in_lo[d] : 1;
-      hi[f][d] = d < a ? in_hi[d] : len[d] + 1;
-    }
-    lo[f][a] = f % 2 ? in_hi[a] : 1;
-    hi[f][a] = f % 2 ? len[a] + 1 : in_lo[a];
-  }
+  const int threads = s->c.env->threads;
+  const lbm_box_regions r = lbm_box_regions_of(b, s->side);
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
     KIT_RANGE_PUSH("boundary");
-    for (int f = 0; f < LBM_FACE_LINKS; ++f) lbm_box_update(s->c.p, b, s->f, s->fn, lo[f], hi[f], threads);
+    for (int f = 0; f < LBM_FACE_LINKS; ++f)
+      lbm_box_update(s->c.p, b, s->f, s->fn, r.lo[f], r.hi[f], threads);
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("pack");
     void *send[LBM_LINKS], *recv[LBM_LINKS];
@@ -132,7 +117,7 @@ static void grid_run(cpu_state *s, int steps) {
     KIT_RANGE_POP();
     kit_exchange_start(&s->x, send, recv, NULL);
     KIT_RANGE_PUSH("bulk");
-    lbm_box_update(s->c.p, b, s->f, s->fn, in_lo, in_hi, threads);
+    lbm_box_update(s->c.p, b, s->f, s->fn, r.in_lo, r.in_hi, threads);
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("mpi_wait");
     kit_exchange_finish(&s->x);

@@ -33,23 +33,22 @@ void lbm_dev_block_reset(lbm_dev_block *d) {
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-/* The current lattice, ghosts included, copied to a new host array. */
-static double *to_host(const lbm_dev_block *d) {
-  const size_t bytes = d->blk.total * sizeof(double);
+double *lbm_dev_to_host(const double *f, size_t total, int device) {
+  const size_t bytes = total * sizeof(double);
   double *h = kit_malloc(bytes, "fetched lattice");
-  KIT_CUDA_CHECK(cudaSetDevice(d->device));
-  KIT_CUDA_CHECK(cudaMemcpy(h, d->f, bytes, cudaMemcpyDeviceToHost));
+  KIT_CUDA_CHECK(cudaSetDevice(device));
+  KIT_CUDA_CHECK(cudaMemcpy(h, f, bytes, cudaMemcpyDeviceToHost));
   return h;
 }
 
 void lbm_dev_block_fetch(const lbm_dev_block *d, double *macro) {
-  double *h = to_host(d);
+  double *h = lbm_dev_to_host(d->f, d->blk.total, d->device);
   lbm_macroscopic(d->p, &d->blk, h, 1, d->blk.nz + 1, macro);
   free(h);
 }
 
 void lbm_dev_block_fetch_lattice(const lbm_dev_block *d, double *out) {
-  double *h = to_host(d);
+  double *h = lbm_dev_to_host(d->f, d->blk.total, d->device);
   lbm_lattice_planes(&d->blk, h, out);
   free(h);
 }

@@ -24,6 +24,9 @@ void lbm_dev_block_fetch(const lbm_dev_block *d, double *macro);
 /* The populations of planes 1..nz in lbm_lattice_planes' order (checkpoints). */
 void lbm_dev_block_fetch_lattice(const lbm_dev_block *d, double *out);
 void lbm_dev_block_free(lbm_dev_block *d);
+/* A lattice of `total` doubles on `device`, ghosts included, copied to a new host array (the
+ * caller frees it): the fetches of a slab and of a box (gpu_box.c). */
+double *lbm_dev_to_host(const double *f, size_t total, int device);
 /* Copy the five populations of local plane l of `lattice` that move up (up = 1) or down into
  * the host buffer `buf` (5 * plane doubles, lbm_pack's order), or back, on `stream`. */
 void lbm_dev_pack_async(const lbm_dev_block *d, const double *lattice, int l, int up, double *buf,

@@ -4,7 +4,10 @@
  * take lbm_pull_bulk (fixed offsets, no branches), cells next to a wall or a wrap-around
  * take lbm_pull, exactly as lbm_update_rows splits them. The pack and unpack kernels (Risso
  * Sec. 4.2, Listing 4.1) move a face's five crossing populations between the lattice and one
- * contiguous buffer, indexed by d3q19.h's lbm_face_offset, the host lbm_pack's own index. */
+ * contiguous buffer, indexed by d3q19.h's lbm_face_offset, the host lbm_pack's own index.
+ * On a process grid (box.h) a box cell is updated as lbm_box_update updates it (lbm_pull_bulk
+ * where the 18 upstream cells are all fluid, lbm_box_pull otherwise), and a link's message is
+ * packed and unpacked through lbm_box_link_offset, the host lbm_box_pack's index. */
 #include "kernels.h"
 #include "kit/check.h"
 
@@ -69,5 +72,62 @@ extern "C" void launch_lbm_unpack(double *f, const double *buf, size_t plane, si
   if (plane == 0) return;
   const int bx = 256;
   lbm_unpack_kernel<<<face_grid(plane, bx), bx, 0, stream>>>(f, buf, plane, qs, l, up);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+/* One thread per cell of [lo, hi): x across threads, a row per block in y, a plane per block
+ * in z. The bulk rule is lbm_box_update's: global x in [1, NX-2], y in [1, NY-2], z in
+ * [2, NZ-1]. */
+__global__ void lbm_box_update_kernel(lbm_box b, const double *__restrict__ f, double *__restrict__ fn,
+                                      int i0, int i1, int j0, int l0, double omega, double Fx, double Fy,
+                                      double Fz) {
+  const int i = i0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = j0 + (int)blockIdx.y, l = l0 + (int)blockIdx.z;
+  if (i >= i1) return;
+  const lbm_geom g = lbm_box_geom(&b);
+  const int gi = b.i0 - 1 + i, gj = b.j0 - 1 + j, k = b.k0 - 1 + l;
+  const size_t c = (size_t)l * b.sz + (size_t)j * b.sy + (size_t)i;
+  double q[LBM_Q];
+  if (gi >= 1 && gi <= b.NX - 2 && gj >= 1 && gj <= b.NY - 2 && k >= 2 && k <= b.NZ - 1)
+    lbm_pull_bulk(f, &g, c, q);
+  else
+    lbm_box_pull(f, &b, i, j, l, q);
+  lbm_collide_store(q, fn, &g, c, omega, Fx, Fy, Fz);
+}
+
+extern "C" void launch_lbm_box_update(const lbm_box *b, const double *f, double *fn, const int lo[3],
+                                      const int hi[3], double omega, double Fx, double Fy, double Fz,
+                                      cudaStream_t stream) {
+  if (hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]) return;
+  const int bx = 128;
+  /* y and z at most the box's ny and nz, which lbm_check caps at 65535. */
+  const dim3 grid((unsigned)((hi[0] - lo[0] + bx - 1) / bx), (unsigned)(hi[1] - lo[1]),
+                  (unsigned)(hi[2] - lo[2]));
+  lbm_box_update_kernel<<<grid, bx, 0, stream>>>(*b, f, fn, lo[0], hi[0], lo[1], lo[2], omega, Fx, Fy, Fz);
+  KIT_CUDA_CHECK(cudaGetLastError());
+}
+
+/* One thread per (cell, population) of link n's message: x over the layer's cells, y over its
+ * populations (5 through a face, 1 through an edge). */
+__global__ void lbm_box_link_kernel(lbm_box b, double *__restrict__ f, int n, int ghost,
+                                    double *__restrict__ buf, int to_buf, size_t cells) {
+  const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int m = (int)blockIdx.y;
+  if (c >= cells) return;
+  const size_t at = lbm_box_link_offset(&b, n, ghost, m, c);
+  if (to_buf)
+    buf[(size_t)m * cells + c] = f[at];
+  else
+    f[at] = buf[(size_t)m * cells + c];
+}
+
+extern "C" void launch_lbm_box_link_copy(const lbm_box *b, double *f, int n, int ghost, double *buf,
+                                         int to_buf, cudaStream_t stream) {
+  const size_t cells = lbm_box_link_cells(b, n);
+  if (cells == 0) return;
+  const int bx = 256;
+  /* A face's cells fit one MPI message (lbm_check), so x fits the grid. */
+  const dim3 grid((unsigned)((cells + bx - 1) / bx), (unsigned)lbm_link_pops(n), 1);
+  lbm_box_link_kernel<<<grid, bx, 0, stream>>>(*b, f, n, ghost, buf, to_buf, cells);
   KIT_CUDA_CHECK(cudaGetLastError());
 }

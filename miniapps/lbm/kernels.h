@@ -4,6 +4,7 @@
 #define LBM_KERNELS_H
 #include <cuda_runtime_api.h>
 
+#include "box.h"
 #include "d3q19.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,15 @@ void launch_lbm_pack(const double *f, double *buf, size_t plane, size_t qs, int 
                      cudaStream_t stream);
 void launch_lbm_unpack(double *f, const double *buf, size_t plane, size_t qs, int l, int up,
                        cudaStream_t stream);
+
+/* A process grid's box (box.h): one update of local cells [lo, hi) per axis, f -> fn, each cell
+ * as lbm_box_update computes it; and link n's message between the lattice f and the packed
+ * buffer buf (ghost 0: the interior layer's outgoing populations, ghost 1: the ghost layer's
+ * incoming ones; to_buf 1 packs, 0 unpacks), lbm_box_link_offset's order. */
+void launch_lbm_box_update(const lbm_box *b, const double *f, double *fn, const int lo[3], const int hi[3],
+                           double omega, double Fx, double Fy, double Fz, cudaStream_t stream);
+void launch_lbm_box_link_copy(const lbm_box *b, double *f, int n, int ghost, double *buf, int to_buf,
+                              cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,8 @@ extern const char *const lbm_halo_names[2];
 /* The variants whose exchange between processes goes through kit/exchange.h (--comm); hybrid
  * and multi-thread keep their own (README.md, "--comm"). */
 #define LBM_COMM_VARIANTS "naive|two-stream"
+/* The variants that run any process grid (--procs PxQxR); the others split along z only. */
+#define LBM_GRID_VARIANTS "cpu|naive|two-stream"
 
 /* Every problem parameter, with the common run flags. */
 typedef struct lbm_params {
@@ -131,6 +133,9 @@ void lbm_box_lattice_planes(const lbm_box *b, const double *f, double *out);
  * copies between the lattice and it (ghost 0: the interior layer, outgoing populations: what is
  * sent; ghost 1: the ghost layer, incoming ones: what is received). */
 size_t lbm_box_link_count(const lbm_box *b, int n);
+/* The outer layer's parts and the inner box (box.h) of b, side[f] nonzero for the faces with a
+ * neighbour rank: the cpu variant's overlapped step and two-stream's on the GPU. */
+lbm_box_regions lbm_box_regions_of(const lbm_box *b, const int side[LBM_FACE_LINKS]);
 void lbm_box_pack(const lbm_box *b, const double *f, int n, int ghost, double *buf);
 void lbm_box_unpack(const lbm_box *b, double *f, int n, int ghost, const double *buf);
 /* The plan of rank `rank`'s box on grid procs: link n to the neighbour at lbm_link_dir(n, .)

@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   /* clang-format off */
   const kit_option app_opts[] = {
       {"size", KIT_OPT_CUSTOM, p->size, "N|NX,NY,NZ", "fluid cells (a cube for one number) [32]", 1, 0, 0, NULL, kit_parse_size3, NULL},
-      {"procs", KIT_OPT_CUSTOM, p->procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; only cpu, --case cavity, takes P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, kit_procs_parse, NULL},
+      {"procs", KIT_OPT_CUSTOM, p->procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; cpu, naive and two-stream, --case cavity, take P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, kit_procs_parse, NULL},
       {"case", KIT_OPT_STRING, &p->flow, "CASE", "flow: lid-driven cavity or plane Poiseuille", 1, 0, 0, "cavity|poiseuille", NULL, NULL},
       {"re", KIT_OPT_DOUBLE, &p->re, "RE", "Reynolds number U L / nu (L: nx for the cavity, nz for Poiseuille) [cavity 100, poiseuille 10]", 1e-3, 1e6, 0, NULL, NULL, &a.re_given},
       {"lid-velocity", KIT_OPT_DOUBLE, &p->lid_velocity, "U", "cavity: lid speed in +x, lattice units", 1e-6, 0.3, 0, NULL, NULL, &a.lid_given},
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
       /* multi-thread copies peer to peer between its GPUs (its MPI ends use the five copies), and
        * cpu packs on the host: --halo has nothing to choose there. Its default depends on --comm
        * (lbm_check): copies land in host memory, which only the host transport sends. */
-      {"halo", KIT_OPT_STRING, &p->halo, "MODE", "face populations out of the lattice: 5 copies to pinned host (--comm host only) or a pack kernel [copies with --comm host, else pack]", 1, 0, 0, "copies|pack", NULL, NULL, "naive|two-stream|hybrid"},
+      {"halo", KIT_OPT_STRING, &p->halo, "MODE", "face populations out of the lattice: 5 copies to pinned host (--comm host only) or a pack kernel [copies with --comm host on z-slabs, else pack]", 1, 0, 0, "copies|pack", NULL, NULL, "naive|two-stream|hybrid"},
       {"comm", KIT_OPT_STRING, &p->comm, "T", "how the face populations move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LBM_COMM_VARIANTS},
   };
   /* clang-format on */

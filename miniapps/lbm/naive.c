@@ -6,11 +6,15 @@
  * (faces.h: five copies per face to pinned host memory, or a pack kernel into a device
  * buffer); how they travel between processes is --comm (kit/exchange.h: host, ipc, nccl,
  * cuda-aware; copies only with host, whose MPI then reads the pinned faces as they are).
+ * On a process grid other than 1x1xN (--procs) the rank's box (gpu_box.h) does the same:
+ * update every cell, pack its up to 18 links (6 faces, 12 edges) by a kernel, exchange, unpack.
  *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --halo pack
- *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --comm nccl */
+ *   mpiexec -n 2 build/bin/lbm --variant naive --size 128 --comm nccl
+ *   mpiexec -n 4 build/bin/lbm --variant naive --size 128 --procs 2x2x1 --comm ipc */
 #include <stdlib.h>
 
 #include "faces.h"
+#include "gpu_box.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -21,9 +25,15 @@ typedef struct naive_state {
   cudaStream_t stream;
   lbm_dev_faces faces; /* where the populations leave and enter the lattice (--halo) */
   kit_exchange x;      /* how they move between processes (--comm), and the counters */
+  int grid;            /* a --procs grid other than 1x1xN: the box below instead of d, faces, x */
+  lbm_dev_box box;
 } naive_state;
 
 static void init_state(naive_state *s) {
+  if (s->grid) {
+    lbm_dev_box_reset(&s->box);
+    return;
+  }
   lbm_dev_block_reset(&s->d);
   lbm_dev_faces_prime(&s->faces, &s->d, s->stream);
 }
@@ -32,6 +42,13 @@ static void *naive_setup(const void *arg) {
   const lbm_ctx *c = arg;
   naive_state *s = calloc(1, sizeof *s);
   s->c = *c;
+  s->grid = lbm_on_grid(c->p);
+  if (s->grid) {
+    KIT_CUDA_CHECK(cudaSetDevice(c->env->device));
+    KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
+    lbm_dev_box_init(&s->box, c);
+    return s;
+  }
   lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   KIT_CUDA_CHECK(cudaStreamCreate(&s->stream));
   int mode[2];
@@ -46,8 +63,33 @@ static void naive_reset(void *st) {
   init_state(st);
 }
 
+/* A grid's step: every cell, then the links out, exchanged and in, on the one stream. */
+static void grid_run(naive_state *s, int steps) {
+  lbm_dev_box *d = &s->box;
+  const int lo[3] = {1, 1, 1}, hi[3] = {d->box.nx + 1, d->box.ny + 1, d->box.nz + 1};
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    KIT_RANGE_PUSH("compute");
+    const int g = kit_gpu_range_begin("gpu_compute", s->stream);
+    lbm_dev_box_update(d, lo, hi, s->stream);
+    kit_gpu_range_end(g, s->stream);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    KIT_RANGE_POP();
+    KIT_RANGE_PUSH("exchange");
+    lbm_dev_box_exchange(d, s->stream);
+    KIT_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    KIT_RANGE_POP();
+    lbm_dev_box_swap(d);
+    KIT_RANGE_POP();
+  }
+}
+
 static void naive_run(void *st, int steps) {
   naive_state *s = st;
+  if (s->grid) {
+    grid_run(s, steps);
+    return;
+  }
   lbm_dev_block *d = &s->d;
   const lbm_params *p = s->c.p;
   const int nz = d->blk.nz;
@@ -92,18 +134,32 @@ static void naive_run(void *st, int steps) {
 }
 
 static void naive_fetch(void *st, void *out) {
-  lbm_dev_block_fetch(&((naive_state *)st)->d, out);
+  naive_state *s = st;
+  if (s->grid)
+    lbm_dev_box_fetch(&s->box, out);
+  else
+    lbm_dev_block_fetch(&s->d, out);
 }
 static void naive_fetch_lattice(void *st, double *f) {
-  lbm_dev_block_fetch_lattice(&((naive_state *)st)->d, f);
+  naive_state *s = st;
+  if (s->grid)
+    lbm_dev_box_fetch_lattice(&s->box, f);
+  else
+    lbm_dev_block_fetch_lattice(&s->d, f);
 }
 static const kit_halo *naive_halo(void *st) {
-  return &((naive_state *)st)->x.halo;
+  naive_state *s = st;
+  return s->grid ? &s->box.x.halo : &s->x.halo;
 }
 
 static void naive_teardown(void *st) {
   naive_state *s = st;
   KIT_CUDA_CHECK(cudaStreamDestroy(s->stream));
+  if (s->grid) {
+    lbm_dev_box_free(&s->box);
+    free(s);
+    return;
+  }
   kit_exchange_free(&s->x);
   lbm_dev_faces_free(&s->faces);
   lbm_dev_block_free(&s->d);

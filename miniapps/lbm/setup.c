@@ -1,7 +1,7 @@
 /* setup.c: lbm's rules and its problem on this rank, for kit_main (kit/app.h): the rules that
  * need no allocation (check, and plan once the GPUs are chosen: DESIGN.md Sec. 4), the context
  * every variant's setup gets (a z-slab and its two neighbours, Risso Sec. 4.2's decomposition;
- * a box of a --procs grid for the cpu variant),
+ * a box of a --procs grid for cpu, naive and two-stream),
  * the planes a restart starts from, the hybrid's CPU share (Sourouri Paper II: whole top planes
  * of the slab, Sec. 4.3's CPU part), and what the run will allocate, so that kit_main refuses a
  * problem that cannot fit before anything large exists. */
@@ -42,20 +42,26 @@ int lbm_check(const kit_env *env, void *params, const char *variant) {
                            "lbm: --halo copies needs --comm host (its faces are in host memory; --comm %s "
                            "moves device buffers: use --halo pack)",
                            p->comm);
-  if (!p->halo) p->halo = host_comm ? "copies" : "pack";
   /* The process grid (kit/procgrid.h): P*Q*R = ranks, a cell per rank along every axis. */
   kit_procs_resolve(p->procs, env->nranks);
   const int *g = p->procs, slab = kit_procs_is_slab(g);
+  /* A box's links are strided, so on a grid the GPU variants always pack them by a kernel. */
+  if (!slab && p->halo && strcmp(p->halo, "copies") == 0)
+    return kit_usage_error(env,
+                           "lbm: --procs %dx%dx%d: --halo copies moves z-planes; on a grid every link is "
+                           "packed by a kernel (--halo pack)",
+                           g[0], g[1], g[2]);
+  if (!p->halo) p->halo = host_comm && slab ? "copies" : "pack";
   const int grc = kit_procs_check(env, "lbm", g, p->size, "cells");
   if (grc >= 0) return grc;
   if (slab && p->size[2] < env->nranks)
     return kit_usage_error(
         env, "lbm: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p->size[2], env->nranks);
-  if (!slab && strcmp(variant, "cpu") != 0)
+  if (!slab && !kit_variant_in(LBM_GRID_VARIANTS, variant))
     return kit_usage_error(env,
-                           "lbm: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); only cpu runs "
-                           "other grids",
+                           "lbm: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); cpu, naive and "
+                           "two-stream run other grids",
                            g[0], g[1], g[2], variant);
   /* Poiseuille wraps around in x and y; a box's ghosts hold its neighbours' cells, not the
    * other side of the lattice. */
@@ -138,7 +144,7 @@ static void lbm_memory(const kit_env *env, const lbm_params *p, const kit_varian
   /* A restart's planes are whole xy-planes, on a grid too (lbm_restart_load). */
   if (p->run.restart) *host += LBM_Q * plane * (bz + 2) + (root ? LBM_Q * cells : 0.0);
   if (p->run.checkpoint) *host += LBM_Q * slab + (root ? LBM_Q * cells : 0.0);
-  *device = 3.0 * LBM_Q * slab;
+  *device = 3.0 * LBM_Q * slab + links; /* naive's and two-stream's link messages on a grid */
 }
 
 int lbm_plan(const kit_env *env, void *params, const kit_variant *v, int gpus, double *host, double *device) {

@@ -11,11 +11,17 @@
  * the host waits for that stream is the transport's business (host and cuda-aware: yes,
  * before MPI; ipc and nccl: no, they only enqueue), except under copies, whose pinned faces
  * MPI reads as they are.
+ * On a process grid other than 1x1xN (--procs) the rank's box (gpu_box.h) splits the same way
+ * in 3D, as the cpu variant does (lbm_box_regions_of): the outer layer's up to six parts, the
+ * packing of its up to 18 links, the exchange and the unpacking on the boundary stream, the
+ * inner box on the bulk stream.
  *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --halo pack
- *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --comm nccl */
+ *   mpiexec -n 2 build/bin/lbm --variant two-stream --size 256 --comm nccl
+ *   mpiexec -n 4 build/bin/lbm --variant two-stream --size 256 --procs 2x2x1 --comm ipc */
 #include <stdlib.h>
 
 #include "faces.h"
+#include "gpu_box.h"
 #include "kernels.h"
 #include "kit/check.h"
 #include "kit/ranges.h"
@@ -28,9 +34,15 @@ typedef struct two_stream_state {
   cudaEvent_t bulk_done;     /* this step's bulk is done */
   lbm_dev_faces faces;       /* where the populations leave and enter the lattice (--halo) */
   kit_exchange x;            /* how they move between processes (--comm), and the counters */
+  int grid;                  /* a --procs grid other than 1x1xN: the box below instead of d, faces, x */
+  lbm_dev_box box;
 } two_stream_state;
 
 static void init_state(two_stream_state *s) {
+  if (s->grid) {
+    lbm_dev_box_reset(&s->box);
+    return;
+  }
   lbm_dev_block_reset(&s->d);
   lbm_dev_faces_prime(&s->faces, &s->d, s->boundary);
 }
@@ -39,7 +51,8 @@ static void *ts_setup(const void *arg) {
   const lbm_ctx *c = arg;
   two_stream_state *s = calloc(1, sizeof *s);
   s->c = *c;
-  lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
+  s->grid = lbm_on_grid(c->p);
+  KIT_CUDA_CHECK(cudaSetDevice(c->env->device));
   /* The boundary stream gets the higher priority so its small kernel is not queued behind
    * the bulk kernel's blocks. */
   int least = 0, greatest = 0;
@@ -48,6 +61,11 @@ static void *ts_setup(const void *arg) {
   KIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s->bulk, cudaStreamNonBlocking, least));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->boundary_done, cudaEventDisableTiming));
   KIT_CUDA_CHECK(cudaEventCreateWithFlags(&s->bulk_done, cudaEventDisableTiming));
+  if (s->grid) {
+    lbm_dev_box_init(&s->box, c);
+    return s;
+  }
+  lbm_dev_block_init(&s->d, c->p, &c->blk, c->env->device);
   int mode[2];
   lbm_dev_faces_mpi_modes(c, mode);
   lbm_dev_faces_init(&s->faces, &s->d, mode, 0);
@@ -60,8 +78,43 @@ static void ts_reset(void *st) {
   init_state(st);
 }
 
+/* A grid's step, the slab's schedule in 3D: the outer layer's parts on the boundary stream, then
+ * its links packed, exchanged and unpacked there, while the inner box updates on the bulk
+ * stream. The inner box reads no ghost a message fills (it is one cell inside every face with
+ * a neighbour), so it waits for the previous layer's update only, as the slab's bulk does. */
+static void grid_run(two_stream_state *s, int steps) {
+  lbm_dev_box *d = &s->box;
+  const lbm_box_regions *r = &d->r;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->boundary, s->bulk_done, 0));
+    if (t > 0) KIT_CUDA_CHECK(cudaStreamWaitEvent(s->bulk, s->boundary_done, 0));
+    int g = kit_gpu_range_begin("boundary", s->boundary);
+    for (int f = 0; f < LBM_FACE_LINKS; ++f) lbm_dev_box_update(d, r->lo[f], r->hi[f], s->boundary);
+    kit_gpu_range_end(g, s->boundary);
+    KIT_CUDA_CHECK(cudaEventRecord(s->boundary_done, s->boundary));
+    g = kit_gpu_range_begin("bulk", s->bulk);
+    lbm_dev_box_update(d, r->in_lo, r->in_hi, s->bulk);
+    kit_gpu_range_end(g, s->bulk);
+    KIT_CUDA_CHECK(cudaEventRecord(s->bulk_done, s->bulk));
+    KIT_RANGE_PUSH("exchange");
+    lbm_dev_box_exchange(d, s->boundary);
+    KIT_RANGE_POP();
+    lbm_dev_box_swap(d);
+    KIT_RANGE_POP();
+  }
+  KIT_RANGE_PUSH("wait_bulk");
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->boundary));
+  KIT_CUDA_CHECK(cudaStreamSynchronize(s->bulk));
+  KIT_RANGE_POP();
+}
+
 static void ts_run(void *st, int steps) {
   two_stream_state *s = st;
+  if (s->grid) {
+    grid_run(s, steps);
+    return;
+  }
   lbm_dev_block *d = &s->d;
   const lbm_params *p = s->c.p;
   const int nz = d->blk.nz;
@@ -121,13 +174,22 @@ static void ts_run(void *st, int steps) {
 }
 
 static void ts_fetch(void *st, void *out) {
-  lbm_dev_block_fetch(&((two_stream_state *)st)->d, out);
+  two_stream_state *s = st;
+  if (s->grid)
+    lbm_dev_box_fetch(&s->box, out);
+  else
+    lbm_dev_block_fetch(&s->d, out);
 }
 static void ts_fetch_lattice(void *st, double *f) {
-  lbm_dev_block_fetch_lattice(&((two_stream_state *)st)->d, f);
+  two_stream_state *s = st;
+  if (s->grid)
+    lbm_dev_box_fetch_lattice(&s->box, f);
+  else
+    lbm_dev_block_fetch_lattice(&s->d, f);
 }
 static const kit_halo *ts_halo(void *st) {
-  return &((two_stream_state *)st)->x.halo;
+  two_stream_state *s = st;
+  return s->grid ? &s->box.x.halo : &s->x.halo;
 }
 
 static void ts_teardown(void *st) {
@@ -136,6 +198,11 @@ static void ts_teardown(void *st) {
   KIT_CUDA_CHECK(cudaStreamDestroy(s->bulk));
   KIT_CUDA_CHECK(cudaEventDestroy(s->boundary_done));
   KIT_CUDA_CHECK(cudaEventDestroy(s->bulk_done));
+  if (s->grid) {
+    lbm_dev_box_free(&s->box);
+    free(s);
+    return;
+  }
   kit_exchange_free(&s->x);
   lbm_dev_faces_free(&s->faces);
   lbm_dev_block_free(&s->d);
