@@ -63,12 +63,21 @@ endfunction()
 # An end-to-end run of an app binary, under mpiexec when NP > 0.
 # Exit 77 (variant not available here, e.g. no GPU) marks the test skipped.
 function(kit_add_app_test name)
-  cmake_parse_arguments(A "" "APP;NP;EXPECT_EXIT;EXPECT_OUTPUT;THREADS" "ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "" "APP;NP;EXPECT_EXIT;EXPECT_OUTPUT;THREADS;FAKE_GPUS" "ARGS;LABELS" ${ARGN})
   if(NOT A_EXPECT_EXIT)
     set(A_EXPECT_EXIT 0)
   endif()
   if(NOT A_THREADS)
     set(A_THREADS 1)
+  endif()
+  # FAKE_GPUS N: APP is an app's fake-GPU test binary (tests/fakegpu) with N fake devices, whose
+  # triad is not measured (it would launch a real kernel) but seeded in a cache of its own.
+  set(cache ${CMAKE_BINARY_DIR}/ceilings.cache)
+  set(fake "")
+  if(A_FAKE_GPUS)
+    set(cache ${CMAKE_BINARY_DIR}/fake_ceilings.cache)
+    file(WRITE ${cache} "device-triad:kit-fake-gpu\t1000.000\n")
+    set(fake ";KIT_FAKE_GPUS=${A_FAKE_GPUS}")
   endif()
   set(cmd $<TARGET_FILE:${A_APP}> ${A_ARGS})
   if(A_NP)
@@ -77,7 +86,7 @@ function(kit_add_app_test name)
   add_test(NAME ${name}
     COMMAND ${CMAKE_SOURCE_DIR}/tests/expect.sh ${A_EXPECT_EXIT} "${A_EXPECT_OUTPUT}" ${cmd})
   set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT 300
-    ENVIRONMENT "KIT_CEILING_CACHE=${CMAKE_BINARY_DIR}/ceilings.cache;OMP_NUM_THREADS=${A_THREADS}")
+    ENVIRONMENT "KIT_CEILING_CACHE=${cache};OMP_NUM_THREADS=${A_THREADS}${fake}")
   if(A_NP)
     set_property(TEST ${name} PROPERTY PROCESSORS ${A_NP})
   endif()

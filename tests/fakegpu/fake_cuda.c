@@ -1,6 +1,7 @@
-/* fake_cuda.c: a stand-in for the CUDA runtime calls the particles GPU variants and libkit
- * make, for CPU-only machines (tests/particles: particles_fakegpu_*). Linked into a test
- * binary only; its definitions take the place of libcudart's.
+/* fake_cuda.c: a stand-in for the CUDA runtime calls the GPU variants and libkit make, for
+ * CPU-only machines (particles_fakegpu_*, tests/particles; lbm_fakegpu_*, tests/lbm). Linked
+ * into a test binary only, beside an app's host versions of its kernels (the app's
+ * fakegpu/fake_kernels.c); its definitions take the place of libcudart's.
  * What it models, to catch the bugs a real GPU would show only sometimes:
  *  - Streams are queues that run LAZILY: nothing queued runs until the host synchronises the
  *    stream (or the device, or an event behind it), or another stream's queued wait needs it.
@@ -18,7 +19,8 @@
  *  - A cycle of stream waits is reported as a deadlock.
  * What it cannot model: two streams really running at once (a data race between kernels
  * that are correctly ordered by nothing but luck still shows only as an order difference),
- * and the device's arithmetic (the fake kernels call the same lj.h functions on the host).
+ * and the device's arithmetic (the fake kernels call the app's own physics functions, lj.h,
+ * d3q19.h, on the host).
  * All entry points hold one recursive lock, so the multi-thread variant's threads may call
  * it at once. The device count is $KIT_FAKE_GPUS (default 1); the device is named
  * "kit-fake-gpu". */

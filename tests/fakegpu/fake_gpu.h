@@ -1,9 +1,10 @@
-/* fake_gpu.h: a CUDA runtime stand-in for machines without a GPU (fake_cuda.c) and host
- * versions of the particles kernels (fake_kernels.c), so the GPU variants' host logic runs
- * and is checked against the oracle in CPU-only CI. See fake_cuda.c for what it can and
- * cannot catch. Test code only: never linked into build/bin/particles. */
-#ifndef PARTICLES_FAKE_GPU_H
-#define PARTICLES_FAKE_GPU_H
+/* fake_gpu.h: a CUDA runtime stand-in for machines without a GPU (fake_cuda.c), and what an
+ * app's host versions of its kernels (tests/<app>/fakegpu/fake_kernels.c) use to queue their
+ * work, so the GPU variants' host logic runs and is checked against the oracle in CPU-only CI.
+ * See fake_cuda.c for what it can and cannot catch. Test code only: never linked into
+ * build/bin. */
+#ifndef KIT_FAKE_GPU_H
+#define KIT_FAKE_GPU_H
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
