@@ -174,6 +174,8 @@ typedef struct laplace_run {
 
 /* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
 #define LAPLACE_COMM_VARIANTS "naive|two-stream"
+/* Paper II's CPU+GPU variants (Listings 3 and 2): they take --cpu-fraction and --cpu-block. */
+#define LAPLACE_HYBRID_VARIANTS "hybrid|hybrid-naive"
 /* The variants that run any process grid (--procs PxQxR); the others split along z only. */
 #define LAPLACE_GRID_VARIANTS "cpu|naive|two-stream"
 
@@ -194,6 +196,7 @@ extern const laplace_variant laplace_naive;
 extern const laplace_variant laplace_two_stream;
 extern const laplace_variant laplace_multi_thread;
 extern const laplace_variant laplace_hybrid;
+extern const laplace_variant laplace_hybrid_naive;
 
 /* reference.c: the serial oracle on the whole domain. Writes the final interior into
  * out (nx*ny*nz) and max|u - g| after each sweep into err[0..iters] (err[0]: initial). */

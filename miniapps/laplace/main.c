@@ -1,6 +1,6 @@
 /* main.c: laplace's options, context and descriptor; kit_main (kit/app.h) runs it: parse,
  * refuse, choose GPUs, check memory, ceilings, the hybrid share, warm up, profile, time,
- * verify, report. The variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c) do
+ * verify, report. The variants (cpu.c naive.c two_stream.c multi_thread.c hybrid.c hybrid_naive.c) do
  * the time steps. Sourouri Papers I-II; see README.md in this folder.
  *   build/bin/laplace --variant list
  *   mpiexec -n 2 build/bin/laplace --variant two-stream --size 256 --iters 50 --json - */
@@ -21,7 +21,7 @@
 static const kit_variant *const variants[] = {
     &laplace_cpu,
 #ifdef KIT_HAVE_CUDA
-    &laplace_naive, &laplace_two_stream, &laplace_multi_thread, &laplace_hybrid,
+    &laplace_naive, &laplace_two_stream, &laplace_multi_thread, &laplace_hybrid, &laplace_hybrid_naive,
 #endif
     NULL,
 };
@@ -101,6 +101,9 @@ int main(int argc, char **argv) {
                       .cpu_block = {0, LAPLACE_CPU_BLOCK_AUTO, 0}};
   kit_option opts[KIT_RUN_NOPTS + 10];
   int n = kit_run_options(&p.run, opts);
+  /* Both of Paper II's CPU+GPU schemes take a CPU share (the kit's row names `hybrid` only). */
+  for (int i = 0; i < n; ++i)
+    if (strcmp(opts[i].name, "cpu-fraction") == 0) opts[i].variants = LAPLACE_HYBRID_VARIANTS;
   /* One row per flag, read as --help prints them. */
   /* clang-format off */
   const kit_option app_opts[] = {
@@ -112,31 +115,32 @@ int main(int argc, char **argv) {
       {"comm", KIT_OPT_STRING, &p.comm, "T", "how planes move between processes (kit/exchange.h) [host]", 1, 0, 0, KIT_COMM_CHOICES, NULL, NULL, LAPLACE_COMM_VARIANTS},
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
       {"procs", KIT_OPT_CUSTOM, p.procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; only cpu takes P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, laplace_parse_procs, NULL},
-      {"cpu-block", KIT_OPT_CUSTOM, &p.cpu_block, "BXxBY[+nt]|auto|off", "host sweep: pencils of BX x BY points, +nt streaming stores; auto: the fastest of a few, timed at set-up; off: unblocked [auto]", 1, 0, 0, NULL, laplace_parse_cpu_block, NULL, "cpu|hybrid"},
+      {"cpu-block", KIT_OPT_CUSTOM, &p.cpu_block, "BXxBY[+nt]|auto|off", "host sweep: pencils of BX x BY points, +nt streaming stores; auto: the fastest of a few, timed at set-up; off: unblocked [auto]", 1, 0, 0, NULL, laplace_parse_cpu_block, NULL, "cpu|" LAPLACE_HYBRID_VARIANTS},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
-  const kit_app app = {
-      .name = "laplace",
-      .summary = "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream multi-thread hybrid",
-      .variants = variants,
-      .gpu_only_fallback = "two-stream",
-      .opts = opts,
-      .run = &p.run,
-      .params = &p,
-      .check = laplace_check,
-      .outputs = outputs,
-      .gpu_limit = gpu_limit,
-      .plan = plan,
-      .context = context,
-      .free_context = free_context,
-      .cpu_units = cpu_units,
-      .set_cpu_fraction = set_cpu_fraction,
-      .cpu_unit = "planes",
-      .measure = laplace_measure,
-      .describe = laplace_describe,
-      .checkpoint = laplace_checkpoint_write,
-      .finish = laplace_finish};
+  const kit_app app = {.name = "laplace",
+                       .summary =
+                           "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream "
+                           "multi-thread hybrid hybrid-naive",
+                       .variants = variants,
+                       .gpu_only_fallback = "two-stream",
+                       .opts = opts,
+                       .run = &p.run,
+                       .params = &p,
+                       .check = laplace_check,
+                       .outputs = outputs,
+                       .gpu_limit = gpu_limit,
+                       .plan = plan,
+                       .context = context,
+                       .free_context = free_context,
+                       .cpu_units = cpu_units,
+                       .set_cpu_fraction = set_cpu_fraction,
+                       .cpu_unit = "planes",
+                       .measure = laplace_measure,
+                       .describe = laplace_describe,
+                       .checkpoint = laplace_checkpoint_write,
+                       .finish = laplace_finish};
   return kit_main(&app, argc, argv);
 }

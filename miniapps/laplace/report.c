@@ -44,7 +44,7 @@ void laplace_describe(const void *params, const void *ctx, const kit_variant *v,
    * sweep ran (the GPU variants, a hybrid run that fell back to two-stream). */
   laplace_cpu_block k;
   char name[64];
-  const int host = strcmp(v->name, "cpu") == 0 || strcmp(v->name, "hybrid") == 0;
+  const int host = strcmp(v->name, "cpu") == 0 || kit_variant_in(LAPLACE_HYBRID_VARIANTS, v->name);
   kit_json_string(j, "cpu_block",
                   host && laplace_cpu_block_used(&k) ? laplace_cpu_block_name(&k, name, sizeof name) : NULL);
 }

@@ -61,7 +61,8 @@ struct CUevent_st {
 typedef struct fk_alloc {
   char *base;
   size_t size;
-  int kind; /* 1 device, 2 pinned */
+  int kind;       /* 1 device, 2 pinned */
+  int registered; /* pinned by cudaHostRegister: the caller's memory, not freed here */
 } fk_alloc;
 
 static pthread_mutex_t lock;
@@ -121,6 +122,7 @@ static void add_alloc(void *p, size_t size, int kind) {
   allocs[nallocs].base = p;
   allocs[nallocs].size = size;
   allocs[nallocs].kind = kind;
+  allocs[nallocs].registered = 0;
   nallocs++;
 }
 
@@ -141,6 +143,11 @@ size_t fk_extent(const void *p, const char *what) {
   const size_t e = (size_t)(a->base + a->size - (const char *)p);
   leave();
   return e;
+}
+
+void fk_need_doubles(const double *p, size_t elems, const char *what) {
+  if (elems * sizeof(double) > fk_extent(p, what))
+    fk_fail("%s: %llu doubles overrun the allocation", what, (unsigned long long)elems);
 }
 
 /* Aborts if queued work on any stream touches [base, base + size). */
@@ -356,7 +363,8 @@ static cudaError_t free_kind(void *p, int kind, const char *what) {
   if (!p) return cudaSuccess;
   enter();
   fk_alloc *a = find_alloc(p);
-  if (!a || a->base != p || a->kind != kind) fk_fail("%s(%p): not the start of such an allocation", what, p);
+  if (!a || a->base != p || a->kind != kind || a->registered)
+    fk_fail("%s(%p): not the start of such an allocation", what, p);
   check_unused(a, what);
   free(a->base);
   *a = allocs[--nallocs];
@@ -380,6 +388,28 @@ cudaError_t cudaMallocHost(void **ptr, size_t size) {
 
 cudaError_t cudaFreeHost(void *ptr) {
   return free_kind(ptr, 2, "cudaFreeHost");
+}
+
+/* Page-locks the caller's memory: from now on copies treat it as pinned (read and written when
+ * they run, not at the call). */
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+  (void)flags;
+  enter();
+  if (find_alloc(ptr)) fk_fail("cudaHostRegister(%p): already registered or allocated", ptr);
+  add_alloc(ptr, size ? size : 1, 2);
+  allocs[nallocs - 1].registered = 1;
+  leave();
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr) {
+  enter();
+  fk_alloc *a = find_alloc(ptr);
+  if (!a || a->base != ptr || !a->registered) fk_fail("cudaHostUnregister(%p): not registered", ptr);
+  check_unused(a, "cudaHostUnregister");
+  *a = allocs[--nallocs];
+  leave();
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) {

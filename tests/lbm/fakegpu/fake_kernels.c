@@ -12,15 +12,6 @@
 #include "fake_gpu.h"
 #include "kernels.h"
 
-#define ARG(type)                 \
-  type *a = calloc(1, sizeof *a); \
-  if (!a) fk_fail("out of memory")
-/* The last element an index reaches must lie in the allocation. */
-static void need(const double *p, size_t elems, const char *what) {
-  if (elems * sizeof(double) > fk_extent(p, what))
-    fk_fail("%s: %llu doubles overrun the allocation", what, (unsigned long long)elems);
-}
-
 /* ---- the slab update (lbm_update_kernel) ----------------------------------------------- */
 typedef struct {
   lbm_geom g;
@@ -32,8 +23,8 @@ typedef struct {
 static void update_run(void *p) {
   update_arg *a = p;
   const lbm_geom *g = &a->g;
-  need(a->f, LBM_Q * g->qs, "lbm_update f");
-  need(a->fn, LBM_Q * g->qs, "lbm_update fn");
+  fk_need_doubles(a->f, LBM_Q * g->qs, "lbm_update f");
+  fk_need_doubles(a->fn, LBM_Q * g->qs, "lbm_update fn");
   for (int l = a->l0; l < a->l1; ++l)
     for (int j = 0; j < g->ny; ++j)
       for (int i = 0; i < g->nx; ++i) {
@@ -50,7 +41,7 @@ static void update_run(void *p) {
 void launch_lbm_update(const lbm_geom *g, const double *f, double *fn, int l0, int l1, double omega,
                        double Fx, double Fy, double Fz, cudaStream_t stream) {
   if (l1 <= l0) return;
-  ARG(update_arg);
+  FK_ARG(update_arg);
   *a = (update_arg){*g, f, fn, l0, l1, omega, Fx, Fy, Fz};
   const void *touch[] = {f, fn};
   fk_enqueue(stream, "lbm_update", update_run, a, touch, 2);
@@ -64,11 +55,11 @@ typedef struct {
 } face_arg;
 static void face_run(void *p) {
   face_arg *a = p;
-  need(a->buf, (size_t)LBM_ZQ * a->plane, "lbm face buffer");
+  fk_need_doubles(a->buf, (size_t)LBM_ZQ * a->plane, "lbm face buffer");
   for (int m = 0; m < LBM_ZQ; ++m)
     for (size_t c = 0; c < a->plane; ++c) {
       const size_t at = lbm_face_offset(a->plane, a->qs, a->l, a->up, m, c);
-      need(a->f, at + 1, "lbm face lattice");
+      fk_need_doubles(a->f, at + 1, "lbm face lattice");
       if (a->to_buf)
         a->buf[(size_t)m * a->plane + c] = a->f[at];
       else
@@ -77,7 +68,7 @@ static void face_run(void *p) {
 }
 static void face(double *f, double *buf, size_t plane, size_t qs, int l, int up, int to_buf, cudaStream_t s) {
   if (plane == 0) return;
-  ARG(face_arg);
+  FK_ARG(face_arg);
   *a = (face_arg){f, buf, plane, qs, l, up, to_buf};
   const void *touch[] = {f, buf};
   fk_enqueue(s, to_buf ? "lbm_pack" : "lbm_unpack", face_run, a, touch, 2);
@@ -103,8 +94,8 @@ static void box_run(void *p) {
   box_arg *a = p;
   const lbm_box *b = &a->b;
   const lbm_geom g = lbm_box_geom(b);
-  need(a->f, b->total, "lbm_box_update f");
-  need(a->fn, b->total, "lbm_box_update fn");
+  fk_need_doubles(a->f, b->total, "lbm_box_update f");
+  fk_need_doubles(a->fn, b->total, "lbm_box_update fn");
   for (int l = a->lo[2]; l < a->hi[2]; ++l)
     for (int j = a->lo[1]; j < a->hi[1]; ++j)
       for (int i = a->lo[0]; i < a->hi[0]; ++i) {
@@ -121,7 +112,7 @@ static void box_run(void *p) {
 void launch_lbm_box_update(const lbm_box *b, const double *f, double *fn, const int lo[3], const int hi[3],
                            double omega, double Fx, double Fy, double Fz, cudaStream_t stream) {
   if (hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]) return;
-  ARG(box_arg);
+  FK_ARG(box_arg);
   *a = (box_arg){*b, f, fn, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, omega, Fx, Fy, Fz};
   const void *touch[] = {f, fn};
   fk_enqueue(stream, "lbm_box_update", box_run, a, touch, 2);
@@ -137,8 +128,8 @@ static void link_run(void *p) {
   link_arg *a = p;
   const size_t cells = lbm_box_link_cells(&a->b, a->n);
   const int pops = lbm_link_pops(a->n);
-  need(a->buf, (size_t)pops * cells, "lbm link buffer");
-  need(a->f, a->b.total, "lbm link lattice");
+  fk_need_doubles(a->buf, (size_t)pops * cells, "lbm link buffer");
+  fk_need_doubles(a->f, a->b.total, "lbm link lattice");
   for (int m = 0; m < pops; ++m)
     for (size_t c = 0; c < cells; ++c) {
       const size_t at = lbm_box_link_offset(&a->b, a->n, a->ghost, m, c);
@@ -151,7 +142,7 @@ static void link_run(void *p) {
 void launch_lbm_box_link_copy(const lbm_box *b, double *f, int n, int ghost, double *buf, int to_buf,
                               cudaStream_t stream) {
   if (lbm_box_link_cells(b, n) == 0) return;
-  ARG(link_arg);
+  FK_ARG(link_arg);
   *a = (link_arg){*b, f, buf, n, ghost, to_buf};
   const void *touch[] = {f, buf};
   fk_enqueue(stream, to_buf ? "lbm_box_pack" : "lbm_box_unpack", link_run, a, touch, 2);
