@@ -2,9 +2,14 @@
 #   kit_compile_options(target)         warnings, exactness flags, CUDA/NVTX defines
 #   kit_add_miniapp(NAME SOURCES ... CUDA_SOURCES ... GPU_SOURCES ...)
 #   kit_add_gtest(NAME SOURCES ... LIBS ... LABELS ...)
-#   kit_add_app_test(NAME APP app NP n LABELS ... ARGS ... [EXPECT_EXIT c] [EXPECT_OUTPUT regex])
+#   kit_add_app_test(NAME APP app NP n LABELS ... ARGS ... [EXPECT_EXIT c] [EXPECT_OUTPUT regex] [FAKE_GPUS n])
 #   kit_add_restart_test(NAME APP app FROM a TO b LABELS ... ARGS "flags")
 include_guard(GLOBAL)
+
+# The fake GPU's ceilings (tests/fakegpu): its device triad is not measured (that would launch a
+# real kernel) but seeded here, once, for every fake-GPU test (kit_add_app_test FAKE_GPUS).
+set(KIT_FAKE_CEILING_CACHE ${CMAKE_BINARY_DIR}/fake_ceilings.cache)
+file(WRITE ${KIT_FAKE_CEILING_CACHE} "device-triad:kit-fake-gpu\t1000.000\n")
 
 function(kit_compile_options target)
   # -Wno-missing-field-initializers: an option row names the fields it needs and leaves the
@@ -70,13 +75,12 @@ function(kit_add_app_test name)
   if(NOT A_THREADS)
     set(A_THREADS 1)
   endif()
-  # FAKE_GPUS N: APP is an app's fake-GPU test binary (tests/fakegpu) with N fake devices, whose
-  # triad is not measured (it would launch a real kernel) but seeded in a cache of its own.
+  # FAKE_GPUS N: APP is an app's fake-GPU test binary (tests/fakegpu) with N fake devices and the
+  # fake's seeded ceilings.
   set(cache ${CMAKE_BINARY_DIR}/ceilings.cache)
   set(fake "")
   if(A_FAKE_GPUS)
-    set(cache ${CMAKE_BINARY_DIR}/fake_ceilings.cache)
-    file(WRITE ${cache} "device-triad:kit-fake-gpu\t1000.000\n")
+    set(cache ${KIT_FAKE_CEILING_CACHE})
     set(fake ";KIT_FAKE_GPUS=${A_FAKE_GPUS}")
   endif()
   set(cmd $<TARGET_FILE:${A_APP}> ${A_ARGS})

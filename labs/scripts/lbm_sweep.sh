@@ -15,7 +15,7 @@
 #            mpi, halo_in) and the MPI bytes per step are in each JSON line (Risso Sec. 4.2)
 #   cpu    : this machine, cpu variant at 64^3 on 1 and 2 ranks
 #   grids  : 2 and 4 GPUs (as many as the machine has), two-stream on z-slabs and process grids
-#            (--procs; Risso Figs. 6.6-6.7, issue 21's 256^3-per-GPU weak target): weak at 256^3
+#            (--procs; Risso Figs. 6.6-6.7; the kit's weak-scaling target at 256^3 per GPU): weak at 256^3
 #            per GPU and strong at 512^3 in total (LBM_GRIDS_STRONG=0: weak only), over
 #            KIT_COMMS (ipc), oracle off (mass and symmetry stay), 50 steps x 5
 mode=$1; out=$2; bin=${3:-build/bin/lbm}
