@@ -29,15 +29,20 @@ static const char *describe(const char *name) {
   return line;
 }
 
-/* The names --variant takes: the kit's five, then the app's own. */
+/* Adds `name` to names[0, n) unless it is there; the new count. */
+static int add_name(const char **names, int n, int room, const char *name) {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(names[i], name) == 0) return n;
+  if (n < room) names[n++] = name;
+  return n;
+}
+
+/* The names --variant takes: the kit's five, then the app's own, built here or not. */
 static int variant_names(const kit_app *app, const char **names, int room) {
   int n = 0;
-  for (int i = 0; i < KIT_NVARIANTS && n < room; ++i) names[n++] = kit_variant_names[i];
-  for (const kit_variant *const *v = app->variants; *v && n < room; ++v) {
-    int known = 0;
-    for (int i = 0; i < KIT_NVARIANTS; ++i) known |= strcmp((*v)->name, kit_variant_names[i]) == 0;
-    if (!known) names[n++] = (*v)->name;
-  }
+  for (int i = 0; i < KIT_NVARIANTS; ++i) n = add_name(names, n, room, kit_variant_names[i]);
+  for (const kit_variant *const *v = app->variants; *v; ++v) n = add_name(names, n, room, (*v)->name);
+  for (const char *const *c = app->cuda_names; c && *c; ++c) n = add_name(names, n, room, *c);
   return n;
 }
 

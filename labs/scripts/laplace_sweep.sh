@@ -4,6 +4,8 @@
 # one kit.result/1 line to JSONL (plot and tabulate with labs/scripts/summarize.py).
 #   single  one GPU: naive / two-stream / multi-thread / hybrid at 128^3..512^3  (labs 02, 04)
 #   hybrid  one GPU, 512^3: the CPU-fraction sensitivity sweep 0..10%            (lab 04)
+#   hynaive one GPU, 512^3: hybrid-naive (Paper II Listing 2) beside hybrid (Listing 3) at
+#           CPU shares 0, 1, 2 and 5%                                            (lab 04)
 #   dual    two GPUs: weak scaling at 512^3 and 256^3 per GPU, P2P vs staged     (labs 02, 03, 05)
 #   trace   two GPUs: --trace timelines of naive, two-stream, hybrid, multi-thread  (lab 01)
 #   tune    one GPU: kernel tile shapes at 512^3 (printed on stderr)
@@ -34,6 +36,11 @@ case "$mode" in
       OMP_WAIT_POLICY=passive run "$bin" --variant hybrid --cpu-fraction $f --size 512 --iters $it --reps 5
     done
     run "$bin" --variant two-stream --size 512 --iters $it --reps 5 ;;
+  hynaive)  # Paper II Listings 2 and 3 side by side: hybrid-naive and hybrid at the same CPU shares
+    run "$bin" --variant two-stream --size 512 --iters $it --reps 5
+    for f in 0 0.01 0.02 0.05; do
+      for v in hybrid-naive hybrid; do run "$bin" --variant $v --cpu-fraction $f --size 512 --iters $it --reps 5; done
+    done ;;
   dual)
     for n in 256 512; do
       z=$((2 * n))
@@ -83,5 +90,5 @@ case "$mode" in
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3
     OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;
-  *) echo "usage: $0 single|hybrid|dual|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
+  *) echo "usage: $0 single|hybrid|hynaive|dual|comm|grids|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
 esac

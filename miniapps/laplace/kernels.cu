@@ -13,15 +13,23 @@
 #include "kit/check.h"
 #include "stencil.h"
 
-/* Points [i0, i1) x [j0, j1) of planes [l0, l1). Threads are laid out from column 1 whatever
- * i0 is, so a warp's first point stays at the start of a 128-byte line (gpu_block.h); the
- * columns below i0 idle. */
+/* Points [i0, i1) x [j0, j1) of planes [l0, l1). A wide box: threads laid out in x from a
+ * multiple of the block's width above column 1 (x0), so a warp's first point stays at the
+ * start of a 128-byte line (gpu_block.h); the columns below i0 idle. A thin box (thin: an x
+ * face's layer, one column wide): the block's threads across y, a column per block in x, not
+ * a block of mostly idle columns per few rows. */
 template <int UNROLL>
 __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int i0, int i1,
                                      int j0, int j1, size_t sy, size_t sz, int l0, int l1, int run,
-                                     double alpha, double beta) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y + j0;
+                                     double alpha, double beta, int x0, int thin) {
+  int i, j;
+  if (thin) {
+    i = i0 + (int)blockIdx.x;
+    j = j0 + (int)(blockIdx.y * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x);
+  } else {
+    i = x0 + (int)(blockIdx.x * blockDim.x + threadIdx.x) + 1;
+    j = (int)(blockIdx.y * blockDim.y + threadIdx.y) + j0;
+  }
   if (i < i0 || i >= i1 || j >= j1) return;
   const int lb = l0 + blockIdx.z * run;
   const int le = min(lb + run, l1);
@@ -60,13 +68,18 @@ extern "C" void launch_laplace_sweep_box(const laplace_block *b, const double *u
   static const laplace_tile t = read_tile(); /* C++ static: initialised once, thread-safe */
   const int bx = t.bx, by = t.by, run = t.run;
   const dim3 block(bx, by, 1);
-  const dim3 grid((i1 - 1 + bx - 1) / bx, (j1 - j0 + by - 1) / by, (l1 - l0 + run - 1) / run);
+  const int thin = i1 - i0 < 32 && j1 - j0 > i1 - i0;
+  const int x0 = (i0 - 1) / bx * bx; /* the first block's first column, less 1 */
+  const int zb = (l1 - l0 + run - 1) / run;
+  /* Grid y: rows / by or / (bx by), below 65535 for any ny the driver takes (laplace_check). */
+  const dim3 grid = thin ? dim3(i1 - i0, (j1 - j0 + bx * by - 1) / (bx * by), zb)
+                         : dim3((i1 - 1 - x0 + bx - 1) / bx, (j1 - j0 + by - 1) / by, zb);
   if (t.unroll == 4)
     laplace_sweep_kernel<4>
-        <<<grid, block, 0, stream>>>(u, un, i0, i1, j0, j1, b->sy, b->sz, l0, l1, run, alpha, beta);
+        <<<grid, block, 0, stream>>>(u, un, i0, i1, j0, j1, b->sy, b->sz, l0, l1, run, alpha, beta, x0, thin);
   else
     laplace_sweep_kernel<1>
-        <<<grid, block, 0, stream>>>(u, un, i0, i1, j0, j1, b->sy, b->sz, l0, l1, run, alpha, beta);
+        <<<grid, block, 0, stream>>>(u, un, i0, i1, j0, j1, b->sy, b->sz, l0, l1, run, alpha, beta, x0, thin);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -25,6 +25,7 @@ static const kit_variant *const variants[] = {
 #endif
     NULL,
 };
+static const char *const cuda_names[] = {"hybrid-naive", NULL};
 
 static int outputs(const void *params, const char **flags, const char **paths) {
   flags[0] = "--dump";
@@ -125,6 +126,7 @@ int main(int argc, char **argv) {
                            "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream "
                            "multi-thread hybrid hybrid-naive",
                        .variants = variants,
+                       .cuda_names = cuda_names,
                        .gpu_only_fallback = "two-stream",
                        .opts = opts,
                        .run = &p.run,

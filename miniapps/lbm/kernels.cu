@@ -75,15 +75,27 @@ extern "C" void launch_lbm_unpack(double *f, const double *buf, size_t plane, si
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 
-/* One thread per cell of [lo, hi): x across threads, a row per block in y, a plane per block
- * in z. The bulk rule is lbm_box_update's: global x in [1, NX-2], y in [1, NY-2], z in
- * [2, NZ-1]. */
+/* One thread per cell of [lo, hi), a plane per block in z. A wide box (the inner box, a y or z
+ * face's layer): x across threads and a row per block in y, the threads starting at the
+ * sector boundary at or below lo[0] (box.h: local i = 1 mod LBM_BOX_ALIGN opens a sector), so
+ * that a warp's stores fill whole sectors even where the box starts at i = 2 beside a -x
+ * neighbour. A thin box (an x face's layer, one cell wide): y across threads and an x column
+ * per block, not a 128-thread block per row with one thread busy. The bulk rule is
+ * lbm_box_update's: global x in [1, NX-2], y in [1, NY-2], z in [2, NZ-1]. */
 __global__ void lbm_box_update_kernel(lbm_box b, const double *__restrict__ f, double *__restrict__ fn,
-                                      int i0, int i1, int j0, int l0, double omega, double Fx, double Fy,
-                                      double Fz) {
-  const int i = i0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = j0 + (int)blockIdx.y, l = l0 + (int)blockIdx.z;
-  if (i >= i1) return;
+                                      int i0, int i1, int j0, int j1, int l0, int thin, double omega,
+                                      double Fx, double Fy, double Fz) {
+  const int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), l = l0 + (int)blockIdx.z;
+  int i, j;
+  if (thin) {
+    i = i0 + (int)blockIdx.y;
+    j = j0 + t;
+    if (j >= j1) return;
+  } else {
+    i = i0 - (i0 - 1) % LBM_BOX_ALIGN + t;
+    j = j0 + (int)blockIdx.y;
+    if (i < i0 || i >= i1) return;
+  }
   const lbm_geom g = lbm_box_geom(&b);
   const int gi = b.i0 - 1 + i, gj = b.j0 - 1 + j, k = b.k0 - 1 + l;
   const size_t c = (size_t)l * b.sz + (size_t)j * b.sy + (size_t)i;
@@ -99,11 +111,13 @@ extern "C" void launch_lbm_box_update(const lbm_box *b, const double *f, double 
                                       const int hi[3], double omega, double Fx, double Fy, double Fz,
                                       cudaStream_t stream) {
   if (hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]) return;
-  const int bx = 128;
-  /* y and z at most the box's ny and nz, which lbm_check caps at 65535. */
-  const dim3 grid((unsigned)((hi[0] - lo[0] + bx - 1) / bx), (unsigned)(hi[1] - lo[1]),
-                  (unsigned)(hi[2] - lo[2]));
-  lbm_box_update_kernel<<<grid, bx, 0, stream>>>(*b, f, fn, lo[0], hi[0], lo[1], lo[2], omega, Fx, Fy, Fz);
+  const int bx = 128, nx = hi[0] - lo[0], ny = hi[1] - lo[1];
+  const int thin = nx < 32 && ny > nx;
+  const int span = thin ? ny : nx + (lo[0] - 1) % LBM_BOX_ALIGN;
+  /* Grid y and z at most the box's nx, ny and nz, which lbm_check caps at 65535. */
+  const dim3 grid((unsigned)((span + bx - 1) / bx), (unsigned)(thin ? nx : ny), (unsigned)(hi[2] - lo[2]));
+  lbm_box_update_kernel<<<grid, bx, 0, stream>>>(*b, f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], thin, omega,
+                                                 Fx, Fy, Fz);
   KIT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -49,9 +49,12 @@ typedef struct kit_app {
   const char *name;                   /* "laplace" */
   const char *summary;                /* one line for --help */
   const kit_variant *const *variants; /* those built here, NULL-terminated */
-  const char *gpu_only_fallback;      /* the variant a hybrid runs with no CPU share */
-  kit_option *opts;                   /* shared and app rows, END-terminated */
-  kit_run *run;                       /* the shared flags, inside params */
+  /* The app's own variant names beyond the kit's five that need CUDA to build (NULL-terminated;
+   * NULL: none): a build without CUDA still takes them, and skips them as it skips the five. */
+  const char *const *cuda_names;
+  const char *gpu_only_fallback; /* the variant a hybrid runs with no CPU share */
+  kit_option *opts;              /* shared and app rows, END-terminated */
+  kit_run *run;                  /* the shared flags, inside params */
   void *params;
   /* Rules that need no allocation and no GPU, after parsing (`variant`: the name given):
    * -1 to go on, or the exit code after one line (kit_usage_error), as for a size that does
