@@ -4,6 +4,8 @@
 # one kit.result/1 line to JSONL (plot and tabulate with labs/scripts/summarize.py).
 #   single  one GPU: naive / two-stream / multi-thread / hybrid at 128^3..512^3  (labs 02, 04)
 #   hybrid  one GPU, 512^3: the CPU-fraction sensitivity sweep 0..10%            (lab 04)
+#   paper1  2 and 4 GPUs: Paper I Fig. 5, strong at 128^3..512^3 (PAPER1_SIZES): multi-thread's
+#           assistants, its single-thread Baseline in both exchange orders, MPI two-stream (lab 03)
 #   hynaive one GPU, 512^3: hybrid-naive (Paper II Listing 2) beside hybrid (Listing 3) at
 #           CPU shares 0, 1, 2 and 5%                                            (lab 04)
 #   dual    two GPUs: weak scaling at 512^3 and 256^3 per GPU, P2P vs staged     (labs 02, 03, 05)
@@ -40,6 +42,19 @@ case "$mode" in
     run "$bin" --variant two-stream --size 512 --iters $it --reps 5
     for f in 0 0.01 0.02 0.05; do
       for v in hybrid-naive hybrid; do run "$bin" --variant $v --cpu-fraction $f --size 512 --iters $it --reps 5; done
+    done ;;
+  paper1)  # Paper I Fig. 5 on 2 and 4 GPUs (as many as there are): strong, PAPER1_SIZES in total
+    ngpu=$(nvidia-smi -L | wc -l)
+    for n in ${PAPER1_SIZES:-128 256 512}; do
+      run "$bin" --variant two-stream --size $n --iters $it --reps 5          # one GPU
+      for g in 2 4; do
+        [ "$g" -le "$ngpu" ] || continue
+        run "$bin" --variant multi-thread --gpus $g --size $n --iters $it --reps 5
+        for o in left-right pairwise; do
+          run "$bin" --variant multi-thread --mt-scheme single --exchange-order $o --gpus $g --size $n --iters $it --reps 5
+        done
+        mpi $g --variant two-stream --size $n --iters $it --reps 5            # the MPI scheme
+      done
     done ;;
   dual)
     for n in 256 512; do
@@ -90,5 +105,5 @@ case "$mode" in
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3
     OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;
-  *) echo "usage: $0 single|hybrid|hynaive|dual|comm|grids|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
+  *) echo "usage: $0 single|hybrid|hynaive|paper1|dual|comm|grids|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
 esac

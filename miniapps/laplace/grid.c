@@ -235,6 +235,14 @@ int laplace_check(const kit_env *env, void *params, const char *variant) {
         env,
         "laplace: --size: %d z-planes cannot be split over %d ranks (each rank needs at least one plane)",
         p->size[2], g[2]);
+  const int single = p->mt_scheme && strcmp(p->mt_scheme, "single") == 0;
+  if (p->exchange_order && !single)
+    return kit_usage_error(env, "laplace: --exchange-order applies only to --mt-scheme single");
+  if (single && env->nranks > 1)
+    return kit_usage_error(env,
+                           "laplace: --mt-scheme single: one host thread drives the GPUs of one process "
+                           "(Paper I's Baseline); run it on one rank, not %d",
+                           env->nranks);
   if (!laplace_grid_is_slab(g) && !kit_variant_in(LAPLACE_GRID_VARIANTS, variant))
     return kit_usage_error(env,
                            "laplace: --procs %dx%dx%d: --variant %s splits along z only (1x1xN); cpu, naive "

@@ -39,7 +39,12 @@ typedef struct laplace_params {
   const char *init;   /* initial interior: "zero" or "random" (--init) */
   const char *dump;   /* --dump FILE: final interior as raw little-endian doubles */
   int p2p;            /* multi-thread: peer-to-peer copies where possible (--no-p2p: off) */
-  const char *comm;   /* naive, two-stream: how planes move between processes (--comm, kit/exchange.h) */
+  /* multi-thread's host side (--mt-scheme): "assistants" (Paper I Sec. 4: a main, a send and a
+   * receive thread per GPU) or "single" (Paper I Sec. 5.1's Baseline: one host thread drives
+   * every GPU), and the baseline's two exchange phases (--exchange-order, Paper I Sec. 3):
+   * "left-right" or "pairwise" (NULL: not given; left-right). */
+  const char *mt_scheme, *exchange_order;
+  const char *comm; /* naive, two-stream: how planes move between processes (--comm, kit/exchange.h) */
   laplace_cpu_block cpu_block; /* cpu, hybrid: the host sweep's kernel (--cpu-block, cpu_kernel.h) */
   /* --restart: the initial interior comes from a checkpoint instead of --init. */
   const double *restart; /* interior planes [restart_k0, restart_k0 + restart_nz), or NULL */

@@ -6,9 +6,13 @@
  * process exchange with cudaMemcpyPeerAsync where cudaDeviceCanAccessPeer allows, staged
  * through pinned host memory where not; MPI is used only between processes, by the
  * assistants of the GPUs at the ends of the process's slab. --no-p2p forces host staging.
- *   build/bin/laplace --variant multi-thread --size 256,256,512 --gpus 2 */
+ * --mt-scheme single is Paper I's Baseline instead: the one host thread launches every GPU's
+ * work and runs the exchange in two phases (--exchange-order left-right|pairwise, Sec. 3).
+ *   build/bin/laplace --variant multi-thread --size 256,256,512 --gpus 2
+ *   build/bin/laplace --variant multi-thread --mt-scheme single --exchange-order pairwise --gpus 4 */
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_block.h"
 #include "kernels.h"
@@ -120,33 +124,42 @@ static void mt_compute(mt_state *s, int i, int t) {
   KIT_CUDA_CHECK(cudaEventRecord(g->bulk_done, g->bulk));
 }
 
+/* GPU i's new boundary plane towards `side`, enqueued on its send stream: peer-to-peer into
+ * the neighbour's ghost plane (event `sent`), or into pinned host memory (stage) for a
+ * neighbour without peer access or another process. 0 where nothing goes that way. */
+static int mt_push(mt_state *s, int i, int side, int t) {
+  mt_gpu *g = &s->g[i];
+  const size_t plane = g->d.blk.sz * sizeof(double);
+  const int src_plane = side == KIT_DOWN ? 1 : g->d.blk.nz;
+  const double *src = laplace_dev_plane(&g->d, nxt(g, t), src_plane);
+  const int n = g->local_nbr[side];
+  if (n < 0 && s->halo.nbr[side] == MPI_PROC_NULL) return 0;
+  if (kit_fault("stale-halo")) return 0;
+  KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], g->boundary_done, 0));
+  int h = kit_gpu_range_begin(side == KIT_DOWN ? "send_down" : "send_up", g->send[side]);
+  if (n >= 0 && g->peer[side]) {
+    mt_gpu *o = &s->g[n];
+    /* The neighbour's previous boundary read the ghost plane we overwrite. */
+    KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], o->boundary_done, 0));
+    const int dst_plane = side == KIT_DOWN ? o->d.blk.nz + 1 : 0;
+    KIT_CUDA_CHECK(cudaMemcpyPeerAsync(laplace_dev_plane(&o->d, nxt(o, t), dst_plane), o->d.device, src,
+                                       g->d.device, plane, g->send[side]));
+    KIT_CUDA_CHECK(cudaEventRecord(g->sent[side], g->send[side]));
+  } else {
+    KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], src, plane, cudaMemcpyDeviceToHost, g->send[side]));
+  }
+  kit_gpu_range_end(h, g->send[side]);
+  return 1;
+}
+
 /* Send assistant of GPU i: each new boundary plane goes to the neighbour's ghost plane,
  * peer-to-peer, through pinned host memory, or through MPI. */
 static void mt_send(mt_state *s, int i, int t) {
   mt_gpu *g = &s->g[i];
-  const size_t plane = g->d.blk.sz * sizeof(double);
   for (int side = 0; side < 2; ++side) {
-    const int src_plane = side == KIT_DOWN ? 1 : g->d.blk.nz;
-    const double *src = laplace_dev_plane(&g->d, nxt(g, t), src_plane);
-    const int n = g->local_nbr[side];
-    if (n < 0 && s->halo.nbr[side] == MPI_PROC_NULL) continue;
-    if (kit_fault("stale-halo")) continue;
-    KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], g->boundary_done, 0));
-    int h = kit_gpu_range_begin(side == KIT_DOWN ? "send_down" : "send_up", g->send[side]);
-    if (n >= 0 && g->peer[side]) {
-      mt_gpu *o = &s->g[n];
-      /* The neighbour's previous boundary read the ghost plane we overwrite. */
-      KIT_CUDA_CHECK(cudaStreamWaitEvent(g->send[side], o->boundary_done, 0));
-      const int dst_plane = side == KIT_DOWN ? o->d.blk.nz + 1 : 0;
-      KIT_CUDA_CHECK(cudaMemcpyPeerAsync(laplace_dev_plane(&o->d, nxt(o, t), dst_plane), o->d.device, src,
-                                         g->d.device, plane, g->send[side]));
-      KIT_CUDA_CHECK(cudaEventRecord(g->sent[side], g->send[side]));
-    } else {
-      KIT_CUDA_CHECK(cudaMemcpyAsync(g->stage[side], src, plane, cudaMemcpyDeviceToHost, g->send[side]));
-    }
-    kit_gpu_range_end(h, g->send[side]);
+    if (!mt_push(s, i, side, t)) continue;
     KIT_CUDA_CHECK(cudaStreamSynchronize(g->send[side]));
-    if (n < 0) kit_halo_send(&s->halo, side, g->stage[side]); /* the process's edge: MPI */
+    if (g->local_nbr[side] < 0) kit_halo_send(&s->halo, side, g->stage[side]); /* the process's edge: MPI */
   }
 }
 
@@ -181,8 +194,69 @@ static void mt_recv_staged(mt_state *s, int i, int t) {
   }
 }
 
+/* Whether GPU i sends towards `side` in exchange phase `phase` of the baseline (Paper I Sec. 3,
+ * after its reference [5]). left-right: every GPU to the next, then every GPU to the previous
+ * (each link carries one direction at a time); pairwise: the pairs (0,1), (2,3), ... both ways,
+ * then the pairs (1,2), (3,4), ... (each link both directions at once). */
+static int mt_in_phase(int pairwise, int phase, int i, int side) {
+  if (!pairwise) return phase == (side == KIT_UP ? 0 : 1);
+  const int lower = side == KIT_UP ? i : i - 1; /* the pair's first GPU */
+  return lower % 2 == phase;
+}
+
+/* Paper I's Baseline (Sec. 5.1): the calling thread alone drives every GPU. Each step it
+ * launches every GPU's boundary and bulk (mt_compute, the assistants' main thread's own), then
+ * runs the exchange in two phases, waiting at the end of each for its copies (the state of the
+ * art's synchronisation gap, Paper I Fig. 2): nothing of one phase overlaps the next, and the
+ * host issues every copy in turn. One process only (laplace_check). */
+static void mt_run_single(mt_state *s, int steps) {
+  const int pairwise = s->c.p->exchange_order && strcmp(s->c.p->exchange_order, "pairwise") == 0;
+  for (int t = 0; t < steps; ++t) {
+    KIT_RANGE_PUSH("step");
+    for (int i = 0; i < s->ngpu; ++i) {
+      KIT_CUDA_CHECK(cudaSetDevice(s->g[i].d.device));
+      mt_compute(s, i, t);
+    }
+    for (int phase = 0; phase < 2; ++phase) {
+      KIT_RANGE_PUSH(phase ? "exchange_phase2" : "exchange_phase1");
+      int pushed[LAPLACE_MT_MAX_GPUS][2] = {{0}};
+      for (int i = 0; i < s->ngpu; ++i)
+        for (int side = 0; side < 2; ++side)
+          if (mt_in_phase(pairwise, phase, i, side)) {
+            KIT_CUDA_CHECK(cudaSetDevice(s->g[i].d.device));
+            pushed[i][side] = mt_push(s, i, side, t);
+          }
+      for (int i = 0; i < s->ngpu; ++i)
+        for (int side = 0; side < 2; ++side) {
+          if (!pushed[i][side]) continue;
+          mt_gpu *g = &s->g[i];
+          KIT_CUDA_CHECK(cudaStreamSynchronize(g->send[side]));
+          if (!g->peer[side]) { /* staged: on into the neighbour's ghost plane */
+            mt_gpu *o = &s->g[g->local_nbr[side]];
+            KIT_CUDA_CHECK(cudaSetDevice(o->d.device));
+            mt_land(o, 1 - side, t, g->stage[side]);
+          }
+        }
+      KIT_RANGE_POP();
+    }
+    KIT_RANGE_POP();
+  }
+  for (int i = 0; i < s->ngpu; ++i) {
+    mt_gpu *g = &s->g[i];
+    KIT_CUDA_CHECK(cudaSetDevice(g->d.device));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(g->boundary));
+    KIT_CUDA_CHECK(cudaStreamSynchronize(g->bulk));
+    if (steps % 2) laplace_dev_swap(&g->d);
+  }
+  KIT_CUDA_CHECK(cudaSetDevice(s->g[0].d.device));
+}
+
 static void mt_run(void *st, int steps) {
   mt_state *s = st;
+  if (strcmp(s->c.p->mt_scheme, "single") == 0) {
+    mt_run_single(s, steps);
+    return;
+  }
   const int ngpu = s->ngpu;
   enum { MAIN = 0, SENDER = 1, RECEIVER = 2 };
 #pragma omp parallel num_threads(3 * ngpu)

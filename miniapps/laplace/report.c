@@ -34,6 +34,11 @@ void laplace_describe(const void *params, const void *ctx, const kit_variant *v,
   kit_json_int(j, "reps", p->run.reps);
   kit_json_u64(j, "seed", p->run.seed);
   kit_json_bool(j, "p2p", p->p2p);
+  /* multi-thread's host side and, for its single-thread baseline, the exchange order. */
+  const int mt = strcmp(v->name, "multi-thread") == 0, single = mt && strcmp(p->mt_scheme, "single") == 0;
+  kit_json_string(j, "mt_scheme", mt ? p->mt_scheme : NULL);
+  kit_json_string(j, "exchange_order",
+                  single ? (p->exchange_order ? p->exchange_order : "left-right") : NULL);
   /* How planes moved between processes: --comm where the variant takes it; multi-thread copies
    * peer to peer inside the process and stages through the host between processes. */
   kit_json_string(j, "comm", kit_variant_in(LAPLACE_COMM_VARIANTS, v->name) ? p->comm : "host");

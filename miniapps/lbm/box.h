@@ -12,9 +12,10 @@
  * [0, n + 1] (0 and n + 1 the ghost layers), at f[q * qs + l * sz + j * sy + i]. A row's
  * stride sy is nx + 2 rounded up to LBM_BOX_ALIGN doubles (the tail is padding, zero on the
  * host, never read), and a device lattice starts LBM_BOX_ALIGN - 1 doubles into its allocation
- * (lbm_dev_box_init), so every row's first interior cell (i = 1) opens a 32-byte sector: a
- * warp's stores of a row then fill whole sectors. With rows of nx + 2 doubles every row began
- * mid-sector, and a 1x2x1 grid's step at 256^3 a GPU took 28% longer on two H200s. Local cell
+ * (lbm_dev_box_init), so every row's first interior cell (i = 1) opens a 128-byte line, as a
+ * z-slab's rows do: a warp's stores of a row then fill whole sectors and lines. With rows of
+ * nx + 2 doubles every row began mid-sector, and a 1x2x1 grid's step at 256^3 a GPU took 28%
+ * longer on two H200s. Local cell
  * (i, j, l) is global cell (i0 - 1 + i, j0 - 1 + j, k0 - 1 + l): x and y 0-based, z 1-based,
  * lbm_initial_cell's convention. A ghost cell holds the populations its owner sent through the
  * link that faces it; ghosts beyond a wall are never read (the wall bounces back). */
@@ -24,7 +25,7 @@
 
 #include "d3q19.h"
 
-#define LBM_BOX_ALIGN 4 /* doubles: one 32-byte sector */
+#define LBM_BOX_ALIGN 16 /* doubles: one 128-byte line */
 
 typedef struct lbm_box {
   int nx, ny, nz; /* interior cells per axis */

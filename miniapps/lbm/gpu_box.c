@@ -8,7 +8,7 @@
 #include "kit/check.h"
 
 /* A box lattice on the device, LBM_BOX_ALIGN - 1 doubles into its allocation (cudaMalloc's is
- * 256-byte aligned) so that interior cell i = 1 of every row opens a sector (box.h). */
+ * 256-byte aligned) so that interior cell i = 1 of every row opens a line (box.h). */
 static double *box_alloc(size_t total) {
   double *base;
   KIT_CUDA_CHECK(cudaMalloc((void **)&base, (total + LBM_BOX_ALIGN - 1) * sizeof(double)));

@@ -77,7 +77,7 @@ extern "C" void launch_lbm_unpack(double *f, const double *buf, size_t plane, si
 
 /* One thread per cell of [lo, hi), a plane per block in z. A wide box (the inner box, a y or z
  * face's layer): x across threads and a row per block in y, the threads starting at the
- * sector boundary at or below lo[0] (box.h: local i = 1 mod LBM_BOX_ALIGN opens a sector), so
+ * line boundary at or below lo[0] (box.h: local i = 1 mod LBM_BOX_ALIGN opens a line), so
  * that a warp's stores fill whole sectors even where the box starts at i = 2 beside a -x
  * neighbour. A thin box (an x face's layer, one cell wide): y across threads and an x column
  * per block, not a 128-thread block per row with one thread busy. The bulk rule is

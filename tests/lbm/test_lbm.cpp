@@ -517,9 +517,11 @@ TEST(LbmGrid, PackLayoutAndRoundTrip) {
   blk.i0 = 2;
   blk.j0 = 1;
   const lbm_box b = lbm_box_make(&p, &blk);
-  ASSERT_EQ(b.sy, 8u);  // 4 + 2 cells, padded to LBM_BOX_ALIGN (4 doubles)
-  ASSERT_EQ(b.sz, 40u);
-  ASSERT_EQ(b.qs, 280u);
+  // A row: 4 + 2 cells, padded to a whole number of LBM_BOX_ALIGN doubles (box.h).
+  const size_t sy = (6 + LBM_BOX_ALIGN - 1) / LBM_BOX_ALIGN * LBM_BOX_ALIGN, sz = 5 * sy, qs = 7 * sz;
+  ASSERT_EQ(b.sy, sy);
+  ASSERT_EQ(b.sz, sz);
+  ASSERT_EQ(b.qs, qs);
   std::vector<double> f(b.total);
   for (size_t k = 0; k < f.size(); ++k) f[k] = (double)k;
   const int len[3] = {4, 3, 5};
@@ -540,8 +542,8 @@ TEST(LbmGrid, PackLayoutAndRoundTrip) {
         for (int l = lo[2]; l < lo[2] + cnt[2]; ++l)
           for (int j = lo[1]; j < lo[1] + cnt[1]; ++j)
             for (int i = lo[0]; i < lo[0] + cnt[0]; ++i, ++e)
-              ASSERT_EQ(buf[e], (double)((size_t)lbm_link_q(n, ghost, m) * 280 + (size_t)l * 40 +
-                                         (size_t)j * 8 + (size_t)i))
+              ASSERT_EQ(buf[e], (double)((size_t)lbm_link_q(n, ghost, m) * qs + (size_t)l * sz +
+                                         (size_t)j * sy + (size_t)i))
                   << n << " " << ghost << " " << e;
       // Unpack writes the same elements back and nothing else.
       std::vector<double> g(b.total, 0.0);
