@@ -178,7 +178,9 @@ def bernaschi_fig9(c):
 def sourouri1_fig5(c):
     """Strong scaling of 128^3, 256^3 and 512^3 in total (laplace_sweep.sh single's sizes,
     50 steps x 5): the thread scheme (multi-thread, P2P and staged) against the MPI schemes
-    (two-stream and naive, one rank per GPU, host staging), T1 two-stream on one GPU."""
+    (two-stream and naive, one rank per GPU, host staging) and the Baseline (multi-thread
+    --mt-scheme single: one host thread, the exchange in two phases, left-right and pairwise),
+    T1 two-stream on one GPU."""
     runs = []
     for n in c.pick((128, 256, 512), (16, 32)):
         g = f"{n}^3"
@@ -192,12 +194,16 @@ def sourouri1_fig5(c):
                             series=f"multi-thread P2P, {g}", group=g))
             runs.append(Run("laplace", ["--variant", "multi-thread", "--gpus", k, "--no-p2p"] + base, gpus=k,
                             series=f"multi-thread staged, {g}", group=g))
+            for order in ("left-right", "pairwise"):
+                runs.append(Run("laplace", ["--variant", "multi-thread", "--gpus", k, "--mt-scheme", "single",
+                                            "--exchange-order", order] + base, gpus=k,
+                                series=f"Baseline {order}, {g}", group=g))
     return runs
 
 
 def laplace_cpu_grids(c, weak, tags=("main",)):
-    """The cpu variant on the process grids it takes (--procs; the GPU variants cut z-slabs
-    only): 1D 1x1xN on 1, 2, 4 ranks, 2D 1x2x2 on 4. Strong: 256^3 in total; weak: 128^3 per
+    """The cpu variant on process grids (--procs; the GPU series' grids are GPU_GRIDS,
+    below): 1D 1x1xN on 1, 2, 4 ranks, 2D 1x2x2 on 4. Strong: 256^3 in total; weak: 128^3 per
     rank (lab 05's CPU series on the 16-core host); 20 steps x 3."""
     n0 = c.pick(128 if weak else 256, 16)
     runs = []
@@ -381,10 +387,12 @@ FIGURES = OrderedDict((f["id"], f) for f in [
                "scale 26 about 50 s a search on the 4-H200 machine).",
          plots=[("main", "weak")], plan=bernaschi_fig9),
     dict(id="sourouri2014-fig5", alias="sourouri1-fig5", paper="Sourouri2014 (Paper I) Fig. 5",
-         line="laplace strong scaling, 128^3-512^3 in total, multi-thread (P2P, staged) against two-stream and naive",
+         line="laplace strong scaling, 128^3-512^3 in total, multi-thread (P2P, staged) against two-stream, naive "
+              "and the single-thread Baseline",
          notes="Strong scaling on 2 and 4 GPUs against two-stream on one; the MPI runs stage through host "
-               "memory (Paper I's MPI version). Every run verified against the serial oracle. No Baseline "
-               "(one host thread for all GPUs): the kit has no such variant.",
+               "memory (Paper I's MPI version); the Baseline is multi-thread --mt-scheme single (one host "
+               "thread drives every GPU) in both exchange orders, left-right and pairwise (Paper I Sec. 3). "
+               "Every run verified against the serial oracle.",
          plots=[("main", "strong")], plan=sourouri1_fig5),
     dict(id="sourouri2015-fig3", alias="sourouri2-fig3", paper="Sourouri2015 (Paper II) Fig. 3",
          line="laplace strong scaling 512x512x1024, GPU-only against CPU+GPU; the cpu variant on 1D and 2D grids",
@@ -401,7 +409,7 @@ FIGURES = OrderedDict((f["id"], f) for f in [
     dict(id="sourouri2015-fig5", alias="sourouri2-fig5", paper="Sourouri2015 (Paper II) Fig. 5",
          line="laplace weak scaling 512^3 per GPU, GPU-only against CPU+GPU, and the CPU-share sweep on 1, 2, 4 GPUs",
          notes="(a)-(c): two-stream and hybrid auto, and the cpu variant at 128^3 per rank on 1D and 2D "
-               "grids (the GPU variants take z-slabs only; 3D needs 8 ranks); (d): hybrid at CPU shares "
+               "grids (3D needs 8 ranks); (d): hybrid at CPU shares "
                "0-25% and auto. Every run verified against the serial oracle.",
          plots=[("weak", "weak"), ("share", "share")], plan=sourouri2_fig5),
     dict(id="langguth2015-table1", alias="sourouri3-table1", paper="Langguth2015 (Paper III) Table 1, Fig. 5",
