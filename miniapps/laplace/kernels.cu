@@ -15,9 +15,10 @@
 
 /* Points [i0, i1) x [j0, j1) of planes [l0, l1). A wide box: threads laid out in x from a
  * multiple of the block's width above column 1 (x0), so a warp's first point stays at the
- * start of a 128-byte line (gpu_block.h); the columns below i0 idle. A thin box (thin: an x
- * face's layer, one column wide): the block's threads across y, a column per block in x, not
- * a block of mostly idle columns per few rows. */
+ * start of a 128-byte line (gpu_block.h); the columns below i0 idle. A thin box (thin:
+ * narrower than a warp with more rows than columns, as an x face's one-column layer): the
+ * block's threads across y, a column per block in x, not a block of mostly idle columns per
+ * few rows. (For boxes 2-31 wide the wide mapping may be the faster; not measured.) */
 template <int UNROLL>
 __global__ void laplace_sweep_kernel(const double *__restrict__ u, double *__restrict__ un, int i0, int i1,
                                      int j0, int j1, size_t sy, size_t sz, int l0, int l1, int run,

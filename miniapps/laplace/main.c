@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
       {"no-p2p", KIT_OPT_FLAG, &p.p2p, NULL, "stage GPU-GPU copies through host memory", 1, 0, 0, NULL, NULL, NULL, "multi-thread"},
       {"mt-scheme", KIT_OPT_STRING, &p.mt_scheme, "S", "assistants: a main, a send and a receive thread per GPU (Paper I); single: one host thread drives every GPU (Paper I's Baseline) [assistants]", 1, 0, 0, "assistants|single", NULL, NULL, "multi-thread"},
       {"exchange-order", KIT_OPT_STRING, &p.exchange_order, "O", "--mt-scheme single's two exchange phases: left-right (every GPU to the next, then to the previous) or pairwise (pairs 0-1, 2-3, ... both ways, then 1-2, 3-4, ...) [left-right]", 1, 0, 0, "left-right|pairwise", NULL, NULL, "multi-thread"},
-      {"procs", KIT_OPT_CUSTOM, p.procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; only cpu takes P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, laplace_parse_procs, NULL},
+      {"procs", KIT_OPT_CUSTOM, p.procs, "PxQxR", "process grid: P ranks along x, Q along y, R along z (P*Q*R = ranks; cpu, naive and two-stream take P or Q > 1) [1x1xranks]", 1, 0, 0, NULL, laplace_parse_procs, NULL},
       {"cpu-block", KIT_OPT_CUSTOM, &p.cpu_block, "BXxBY[+nt]|auto|off", "host sweep: pencils of BX x BY points, +nt streaming stores; auto: the fastest of a few, timed at set-up; off: unblocked [auto]", 1, 0, 0, NULL, laplace_parse_cpu_block, NULL, "cpu|" LAPLACE_HYBRID_VARIANTS},
   };
   /* clang-format on */

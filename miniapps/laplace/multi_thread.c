@@ -200,8 +200,8 @@ static void mt_recv_staged(mt_state *s, int i, int t) {
  * then the pairs (1,2), (3,4), ... (each link both directions at once). */
 static int mt_in_phase(int pairwise, int phase, int i, int side) {
   if (!pairwise) return phase == (side == KIT_UP ? 0 : 1);
-  const int lower = side == KIT_UP ? i : i - 1; /* the pair's first GPU */
-  return lower % 2 == phase;
+  const int lower = side == KIT_UP ? i : i - 1; /* the pair's first GPU (-1: none) */
+  return lower >= 0 && lower % 2 == phase;
 }
 
 /* Paper I's Baseline (Sec. 5.1): the calling thread alone drives every GPU. Each step it

@@ -79,8 +79,10 @@ extern "C" void launch_lbm_unpack(double *f, const double *buf, size_t plane, si
  * face's layer): x across threads and a row per block in y, the threads starting at the
  * line boundary at or below lo[0] (box.h: local i = 1 mod LBM_BOX_ALIGN opens a line), so
  * that a warp's stores fill whole sectors even where the box starts at i = 2 beside a -x
- * neighbour. A thin box (an x face's layer, one cell wide): y across threads and an x column
- * per block, not a 128-thread block per row with one thread busy. The bulk rule is
+ * neighbour. A thin box (narrower than a warp and with more rows than columns: an x face's
+ * one-column layer, or a small box of a fine grid): y across threads and an x column per
+ * block, not a 128-thread block per row with one thread busy. (For boxes 2-31 wide the wide
+ * mapping, partly idle but coalesced, may be the faster; not measured.) The bulk rule is
  * lbm_box_update's: global x in [1, NX-2], y in [1, NY-2], z in [2, NZ-1]. */
 __global__ void lbm_box_update_kernel(lbm_box b, const double *__restrict__ f, double *__restrict__ fn,
                                       int i0, int i1, int j0, int j1, int l0, int thin, double omega,
@@ -114,7 +116,8 @@ extern "C" void launch_lbm_box_update(const lbm_box *b, const double *f, double 
   const int bx = 128, nx = hi[0] - lo[0], ny = hi[1] - lo[1];
   const int thin = nx < 32 && ny > nx;
   const int span = thin ? ny : nx + (lo[0] - 1) % LBM_BOX_ALIGN;
-  /* Grid y and z at most the box's nx, ny and nz, which lbm_check caps at 65535. */
+  /* Grid y: nx below 32 (thin) or the box's ny; z the box's nz; lbm_check caps ny and nz at
+   * 65535. */
   const dim3 grid((unsigned)((span + bx - 1) / bx), (unsigned)(thin ? nx : ny), (unsigned)(hi[2] - lo[2]));
   lbm_box_update_kernel<<<grid, bx, 0, stream>>>(*b, f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], thin, omega,
                                                  Fx, Fy, Fz);
