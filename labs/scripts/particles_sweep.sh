@@ -14,6 +14,11 @@
 #            two-stream staged through the host (--images host) beside them
 #   list   : one GPU, the same system with --neighbor list --skin 0.3 (in.lj's skin): naive
 #            and two-stream at 80^3, 96^3 and 100^3 cells, beside two-stream's 27 cells
+#   irregular: 1, 2 and 4 GPUs (as many as there are), strong scaling of Bernaschi Sec. 3.2's
+#            irregular domains: the tube of 160 x 120 x 60 voxels (1.58 M atoms) and a porous
+#            mask of the same grid (make_mask.py: 60% open, 2.76 M atoms), METIS-split over the
+#            ranks, naive and two-stream, 100 steps; the JSON's messages and frontier counts are
+#            the traffic (lab 10). PARTICLES_IRREGULAR_CELLS=NX,NY,NZ sets both grids
 #   cpu    : this machine, cpu variant on 10^3 cells, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/particles}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
@@ -41,8 +46,23 @@ case $mode in
       run "$bin" --variant two-stream --cells $c --iters 100 --reps 3
       for v in two-stream naive; do run "$bin" --variant $v --neighbor list --skin 0.3 --cells $c --iters 100 --reps 3; done
     done ;;
+  irregular)
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l); [ "$ngpu" -ge 1 ] || ngpu=1
+    IFS=, read -r mx my mz <<< "${PARTICLES_IRREGULAR_CELLS:-160,120,60}"
+    mask=$(dirname "$out")/porous-${mx}x${my}x${mz}.txt
+    python3 "$here/make_mask.py" "$mask" "$mx" "$my" "$mz" >&2
+    for dom in tube "$mask"; do
+      size=(); [ "$dom" = tube ] && size=(--cells "$mx,$my,$mz")
+      for np in 1 2 4; do
+        [ "$np" -le "$ngpu" ] || continue
+        for v in two-stream naive; do
+          if [ "$np" = 1 ]; then run "$bin" --variant $v --domain "$dom" "${size[@]}" --iters 100 --reps 3
+          else run "$here/mpirun.sh" $np "$bin" --variant $v --domain "$dom" "${size[@]}" --iters 100 --reps 3; fi
+        done
+      done
+    done ;;
   cpu)
     run "$bin" --variant cpu --cells 10 --iters 50 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --cells 10 --iters 50 --reps 3 ;;
-  *) echo "usage: particles_sweep.sh single|large|dual|images|list|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: particles_sweep.sh single|large|dual|images|list|irregular|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac
