@@ -149,3 +149,26 @@ double *kit_procs_gather(MPI_Comm comm, const kit_block part[3], const int size[
   free(boxes);
   return all;
 }
+
+kit_box_split kit_box_split_make(const int n[3], const int side[6], const int order[3]) {
+  kit_box_split r;
+  for (int a = 0; a < 3; ++a) {
+    r.in_lo[a] = 1 + (side[2 * a] != 0);
+    r.in_hi[a] = n[a] + 1 - (side[2 * a + 1] != 0);
+    if (r.in_hi[a] < r.in_lo[a]) r.in_hi[a] = r.in_lo[a]; /* one cell, neighbours on both sides */
+  }
+  for (int k = 0; k < 3; ++k) {
+    const int a = order[k];
+    for (int s = 0; s < 2; ++s) {
+      const int f = 2 * a + s;
+      for (int m = 0; m < 3; ++m) { /* axes before a in the order: their inner range; after: whole */
+        const int d = order[m];
+        r.lo[f][d] = m < k ? r.in_lo[d] : 1;
+        r.hi[f][d] = m < k ? r.in_hi[d] : n[d] + 1;
+      }
+      r.lo[f][a] = s ? r.in_hi[a] : 1;
+      r.hi[f][a] = s ? n[a] + 1 : r.in_lo[a];
+    }
+  }
+  return r;
+}

@@ -91,31 +91,34 @@ void laplace_face_links(const laplace_block *b, const int face_nbr[LAPLACE_FACES
   }
 }
 
+/* The box's split (kit/boxsplit.h), its layer cut z first (whole planes), then y (rows within
+ * the inner planes), then x (columns within the inner rows and planes). */
+static kit_box_split layer_split(const laplace_block *b, const int side[LAPLACE_FACES]) {
+  const int n[3] = {b->nx, b->ny, b->nz}, zyx[3] = {2, 1, 0};
+  return kit_box_split_make(n, side, zyx);
+}
+
 void laplace_inner_box(const laplace_block *b, const int side[LAPLACE_FACES], int lo[3], int hi[3]) {
-  const int n[3] = {b->nx, b->ny, b->nz};
+  const kit_box_split r = layer_split(b, side);
   for (int d = 0; d < 3; ++d) {
-    lo[d] = 1 + (side[2 * d] != 0);
-    hi[d] = n[d] + 1 - (side[2 * d + 1] != 0);
-    if (hi[d] < lo[d]) hi[d] = lo[d]; /* one point along d, a layer on both sides: no inner box */
+    lo[d] = r.in_lo[d];
+    hi[d] = r.in_hi[d];
   }
 }
 
 int laplace_layer_parts(const laplace_block *b, const int side[LAPLACE_FACES], int part[LAPLACE_FACES][6]) {
-  int lo[3], hi[3];
-  laplace_inner_box(b, side, lo, hi);
-  const int nx1 = b->nx + 1, ny1 = b->ny + 1, nz1 = b->nz + 1;
-  const int all[LAPLACE_FACES][6] = {{1, nx1, 1, ny1, 1, lo[2]},
-                                     {1, nx1, 1, ny1, hi[2], nz1}, /* planes */
-                                     {1, nx1, 1, lo[1], lo[2], hi[2]},
-                                     {1, nx1, hi[1], ny1, lo[2], hi[2]}, /* rows */
-                                     {1, lo[0], lo[1], hi[1], lo[2], hi[2]},
-                                     {hi[0], nx1, lo[1], hi[1], lo[2], hi[2]}}; /* columns */
+  const kit_box_split r = layer_split(b, side);
   int n = 0;
-  for (int k = 0; k < LAPLACE_FACES; ++k) {
-    if (all[k][0] >= all[k][1] || all[k][2] >= all[k][3] || all[k][4] >= all[k][5]) continue;
-    for (int e = 0; e < 6; ++e) part[n][e] = all[k][e];
-    ++n;
-  }
+  for (int a = 2; a >= 0; --a) /* planes, rows, columns: each below, then above */
+    for (int s = 0; s < 2; ++s) {
+      const int f = 2 * a + s;
+      if (r.lo[f][0] >= r.hi[f][0] || r.lo[f][1] >= r.hi[f][1] || r.lo[f][2] >= r.hi[f][2]) continue;
+      for (int d = 0; d < 3; ++d) {
+        part[n][2 * d] = r.lo[f][d];
+        part[n][2 * d + 1] = r.hi[f][d];
+      }
+      ++n;
+    }
   return n;
 }
 

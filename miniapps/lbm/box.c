@@ -116,23 +116,8 @@ void lbm_box_lattice_planes(const lbm_box *b, const double *f, double *out) {
 }
 
 lbm_box_regions lbm_box_regions_of(const lbm_box *b, const int side[LBM_FACE_LINKS]) {
-  lbm_box_regions r;
-  const int len[3] = {b->nx, b->ny, b->nz};
-  for (int a = 0; a < 3; ++a) {
-    r.in_lo[a] = 1 + (side[2 * a] != 0);
-    r.in_hi[a] = len[a] + 1 - (side[2 * a + 1] != 0);
-    if (r.in_hi[a] < r.in_lo[a]) r.in_hi[a] = r.in_lo[a]; /* one cell, neighbours on both sides */
-  }
-  for (int f = 0; f < LBM_FACE_LINKS; ++f) {
-    const int a = f / 2;
-    for (int d = 0; d < 3; ++d) { /* axes before a: inner range; after a: whole */
-      r.lo[f][d] = d < a ? r.in_lo[d] : 1;
-      r.hi[f][d] = d < a ? r.in_hi[d] : len[d] + 1;
-    }
-    r.lo[f][a] = f % 2 ? r.in_hi[a] : 1;
-    r.hi[f][a] = f % 2 ? len[a] + 1 : r.in_lo[a];
-  }
-  return r;
+  const int len[3] = {b->nx, b->ny, b->nz}, xyz[3] = {0, 1, 2};
+  return kit_box_split_make(len, side, xyz);
 }
 
 size_t lbm_box_link_count(const lbm_box *b, int n) {

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "d3q19.h"
+#include "kit/boxsplit.h"
 
 #define LBM_BOX_ALIGN 16 /* doubles: one 128-byte line */
 
@@ -42,11 +43,9 @@ typedef struct lbm_box {
  * face with a neighbour rank (every cell a link sends from), as up to six disjoint boxes
  * [lo[f], hi[f]) (local, half-open; the x ones whole, the y ones within the inner x range, the
  * z ones within the inner x and y ranges; empty where a face has no neighbour), and the inner
- * box [in_lo, in_hi), the rest. Together they partition the box's cells. */
-typedef struct lbm_box_regions {
-  int lo[6][3], hi[6][3];
-  int in_lo[3], in_hi[3];
-} lbm_box_regions;
+ * box [in_lo, in_hi), the rest. Together they partition the box's cells. The split is the kit's
+ * (kit/boxsplit.h, laplace's too), cut x first. */
+typedef kit_box_split lbm_box_regions;
 
 /* The links: 0-5 the faces -x +x -y +y -z +z, 6-17 the edges (-x-y) (+x+y) (-x+y) (+x-y),
  * (-x-z) (+x+z) (-x+z) (+x-z), (-y-z) (+y+z) (-y+z) (+y-z). The opposite of link n is n ^ 1. */

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "args.h"
+#include "kit/boxsplit.h"
 #include "kit/fastdiv.h"
 #include "kit/hybrid.h"
 #include "kit/json.h"
@@ -275,4 +276,52 @@ TEST(Threads, RuleSharesTheNodeAndFlagsOversubscription) {
   EXPECT_EQ(over, 0);
   EXPECT_EQ(kit_threads_rule(0, 0, 0, &over), 1);  // nothing known: one thread
   EXPECT_EQ(over, 0);
+}
+
+// kit_box_split_make against its definition, written here independently: for every set of
+// sides, every axis order and boxes of 1, 2, 3 and 5 cells along each axis, the layer's six
+// parts and the inner box hold every cell exactly once; a cell is in the layer when it is the
+// first or last cell along an axis whose face there has a neighbour; and a layer cell is in the
+// part of the first such axis in the order (below before above), so a part is empty where its
+// face has no neighbour.
+TEST(BoxSplit, PartitionsTheBoxAsDefined) {
+  const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  const int lens[4] = {1, 2, 3, 5};
+  for (int sides = 0; sides < 64; ++sides)
+    for (const auto &order : orders)
+      for (int nx : lens)
+        for (int ny : lens)
+          for (int nz : lens) {
+            const int n[3] = {nx, ny, nz};
+            int side[6];
+            for (int f = 0; f < 6; ++f) side[f] = (sides >> f) & 1;
+            const kit_box_split r = kit_box_split_make(n, side, order);
+            for (int l = 1; l <= nz; ++l)
+              for (int j = 1; j <= ny; ++j)
+                for (int i = 1; i <= nx; ++i) {
+                  const int c[3] = {i, j, l};
+                  int want = -1; /* the face whose part holds the cell, -1: the inner box */
+                  for (int k = 0; k < 3 && want < 0; ++k) {
+                    const int a = order[k];
+                    if (c[a] == 1 && side[2 * a])
+                      want = 2 * a;
+                    else if (c[a] == n[a] && side[2 * a + 1])
+                      want = 2 * a + 1;
+                  }
+                  int holders = 0, got = -2;
+                  for (int f = 0; f < 6; ++f) {
+                    bool in = true;
+                    for (int d = 0; d < 3; ++d) in = in && c[d] >= r.lo[f][d] && c[d] < r.hi[f][d];
+                    if (in) holders++, got = f;
+                  }
+                  bool inner = true;
+                  for (int d = 0; d < 3; ++d) inner = inner && c[d] >= r.in_lo[d] && c[d] < r.in_hi[d];
+                  if (inner) holders++, got = -1;
+                  ASSERT_EQ(holders, 1) << "sides " << sides << " n " << nx << "x" << ny << "x" << nz
+                                        << " cell " << i << "," << j << "," << l;
+                  ASSERT_EQ(got, want)
+                      << "sides " << sides << " order " << order[0] << order[1] << order[2] << " n " << nx
+                      << "x" << ny << "x" << nz << " cell " << i << "," << j << "," << l;
+                }
+          }
 }

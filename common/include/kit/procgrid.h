@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "kit/boxsplit.h"
 #include "kit/runtime.h"
 #include "kit/slab.h"
 #ifdef __cplusplus
