@@ -12,6 +12,10 @@
 #   trace   two GPUs: --trace timelines of naive, two-stream, hybrid, multi-thread  (lab 01)
 #   tune    one GPU: kernel tile shapes at 512^3 (printed on stderr)
 #   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
+#   cpuhost the GPU machine's host: cpu at 256^3 and 512^3, --cpu-block auto and off,
+#           against the host triad measured in the same run (--measure-ceilings)
+#   hybrid-multi 1, 2, 4 GPUs: hybrid at CPU shares 1-5% in 1% steps and auto, 512^3 a GPU
+#           (Paper II Fig. 5d), two-stream beside it                               (lab 04)
 #   comm    2 and 4 GPUs (as many as the machine has): weak scaling at 512^3 per GPU of
 #           two-stream over each --comm transport (host, ipc, nccl), beside the 1-GPU baseline
 #   grids   2 and 4 GPUs: strong scaling of 512x512x1024 (Paper II Figs. 3-4), two-stream on
@@ -102,8 +106,23 @@ case "$mode" in
     dir=$(dirname "$out")/traces; mkdir -p "$dir"
     for v in naive two-stream hybrid; do mpi 2 --variant $v --size 256,256,512 --iters 10 --reps 1 --trace "$dir/$v-np2.json"; done
     run "$bin" --variant multi-thread --gpus 2 --size 256,256,512 --iters 10 --reps 1 --trace "$dir/multi-thread-gpus2.json" ;;
+  cpuhost)  # the GPU machine's host: the cpu variant on OMP_NUM_THREADS cores against the host
+            # triad of the same run (issue target: 85% with 16 threads), tuned and unblocked
+    for n in 256 512; do
+      for blk in auto off; do run "$bin" --variant cpu --size $n --iters 20 --reps 5 --cpu-block $blk --measure-ceilings; done
+    done ;;
+  hybrid-multi)  # Paper II Fig. 5d on 1, 2 and 4 GPUs: hybrid at CPU shares 0-5% in 1% steps
+                 # and auto, weak at 512^3 a GPU, two-stream beside it
+    ngpu=$(nvidia-smi -L | wc -l)
+    for np in 1 2 4; do
+      [ "$np" -le "$ngpu" ] || continue
+      mpi $np --variant two-stream --size 512,512,$((512 * np)) --iters $it --reps 5
+      for f in 0.01 0.02 0.03 0.04 0.05 auto; do
+        mpi $np --variant hybrid --cpu-fraction $f --size 512,512,$((512 * np)) --iters $it --reps 5
+      done
+    done ;;
   cpu)
     run "$bin" --variant cpu --size 128 --iters 20 --reps 3
     OMP_NUM_THREADS=1 mpi 2 --variant cpu --size 128 --iters 20 --reps 3 ;;
-  *) echo "usage: $0 single|hybrid|hynaive|paper1|dual|comm|grids|tune|hyexp|trace|cpu JSONL [BIN]" >&2; exit 2 ;;
+  *) echo "usage: $0 single|hybrid|hynaive|paper1|dual|comm|grids|tune|hyexp|trace|cpu|cpuhost|hybrid-multi JSONL [BIN]" >&2; exit 2 ;;
 esac
