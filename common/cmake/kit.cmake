@@ -4,6 +4,7 @@
 #   kit_add_gtest(NAME SOURCES ... LIBS ... LABELS ...)
 #   kit_add_app_test(NAME APP app NP n LABELS ... ARGS ... [EXPECT_EXIT c] [EXPECT_OUTPUT regex] [FAKE_GPUS n])
 #   kit_add_restart_test(NAME APP app FROM a TO b LABELS ... ARGS "flags")
+#   kit_add_fakegpu_app(app)            <app>_fakegpu: the app's host code on the fake GPU
 include_guard(GLOBAL)
 
 # The fake GPU's ceilings (tests/fakegpu): its device triad is not measured (that would launch a
@@ -52,6 +53,29 @@ function(kit_add_miniapp name)
   kit_compile_options(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY KIT_APPS ${name})
+  # The host sources, the GPU variants' among them, for the app's fake-GPU binary.
+  set(host ${A_SOURCES} ${A_GPU_SOURCES})
+  list(TRANSFORM host PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  set_property(GLOBAL PROPERTY KIT_${name}_HOST_SOURCES ${host})
+  set_property(GLOBAL PROPERTY KIT_${name}_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+endfunction()
+
+# The app's GPU variants on the fake GPU (tests/fakegpu/fake_cuda.c, a stand-in CUDA runtime):
+# every host source of the app (kit_add_miniapp's SOURCES and GPU_SOURCES) with the host
+# versions of its kernels, fakegpu/fake_kernels.c in the calling test directory. The binary is
+# <app>_fakegpu (its tests: kit_add_app_test ... APP <app>_fakegpu FAKE_GPUS n). Only with
+# CUDA, whose headers the variants include; never installed in build/bin.
+function(kit_add_fakegpu_app app)
+  get_property(srcs GLOBAL PROPERTY KIT_${app}_HOST_SOURCES)
+  get_property(dir GLOBAL PROPERTY KIT_${app}_DIR)
+  set(t ${app}_fakegpu)
+  add_executable(${t} ${srcs} ${CMAKE_SOURCE_DIR}/tests/fakegpu/fake_cuda.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/fakegpu/fake_kernels.c)
+  target_include_directories(${t} PRIVATE ${dir} ${CMAKE_CURRENT_SOURCE_DIR}/fakegpu
+                             ${CMAKE_SOURCE_DIR}/tests/fakegpu)
+  find_package(Threads REQUIRED)
+  target_link_libraries(${t} PRIVATE kit Threads::Threads)
+  kit_compile_options(${t})
 endfunction()
 
 function(kit_add_gtest name)
