@@ -5,7 +5,8 @@
  * part copied straight into the neighbouring GPU's ghost plane with cudaMemcpyPeerAsync
  * (peer-to-peer where cudaDeviceCanAccessPeer allows; the driver stages through host memory
  * where not), while the bulk updates on the other stream. MPI only at the ends of the
- * process's slab, by the threads of the end GPUs (needs MPI_THREAD_MULTIPLE).
+ * process's slab, by the threads of the end GPUs (needs MPI_THREAD_MULTIPLE); a process alone
+ * wraps its slab around by peer copies between its end GPUs.
  * Unlike laplace's multi-thread (a field pair per GPU, three threads per GPU), spins are
  * updated in place, so a copy into a neighbour's ghost must wait until that neighbour's
  * previous half-sweep has read it: events recorded in the previous half-sweep, made visible
@@ -72,8 +73,12 @@ static void *mt_setup(const void *arg) {
       for (int side = 0; side < 2; ++side)
         KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->sent[par][side], cudaEventDisableTiming));
     }
-    g->local_nbr[KIT_DOWN] = i > 0 ? i - 1 : -1;
-    g->local_nbr[KIT_UP] = i < s->ngpu - 1 ? i + 1 : -1;
+    /* A process that is its own neighbour (one rank: the periodic z wraps onto itself) links
+     * its end GPUs to each other, copying as inner neighbours do, instead of sending MPI
+     * messages to itself from two threads at once (which hangs MPICH 4.0's ch4:ucx). */
+    const int alone = c->nbr[KIT_DOWN] == c->env->rank && c->nbr[KIT_UP] == c->env->rank;
+    g->local_nbr[KIT_DOWN] = i > 0 ? i - 1 : (alone ? s->ngpu - 1 : -1);
+    g->local_nbr[KIT_UP] = i < s->ngpu - 1 ? i + 1 : (alone ? 0 : -1);
     for (int col = 0; col < 2; ++col) g->plan[col] = ising_make_plan(&b, col);
     for (int side = 0; side < 2; ++side) {
       const int remote = g->local_nbr[side] < 0;
