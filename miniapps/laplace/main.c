@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   opts[n].type = KIT_OPT_END;
   const kit_app app = {.name = "laplace",
                        .summary =
-                           "3D 7-point Jacobi stencil on z-slabs; variants: cpu naive two-stream "
+                           "3D 7-point Jacobi stencil on z-slabs or process grids; variants: cpu naive two-stream "
                            "multi-thread hybrid hybrid-naive",
                        .variants = variants,
                        .cuda_names = cuda_names,

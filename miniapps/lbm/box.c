@@ -22,7 +22,7 @@ lbm_box lbm_box_make(const lbm_params *p, const lbm_block *blk) {
   b.NX = p->size[0];
   b.NY = p->size[1];
   b.NZ = p->size[2];
-  b.sy = ((size_t)b.nx + 2 + LBM_BOX_ALIGN - 1) / LBM_BOX_ALIGN * LBM_BOX_ALIGN;
+  b.sy = lbm_box_row_stride(b.nx);
   b.sz = b.sy * ((size_t)b.ny + 2);
   b.qs = ((size_t)b.nz + 2) * b.sz;
   b.total = (size_t)LBM_Q * b.qs;

@@ -28,6 +28,11 @@
 
 #define LBM_BOX_ALIGN 16 /* doubles: one 128-byte line */
 
+/* A box row's stride for nx interior cells: nx + 2, rounded up to LBM_BOX_ALIGN doubles. */
+static inline KIT_HD size_t lbm_box_row_stride(int nx) {
+  return ((size_t)nx + 2 + LBM_BOX_ALIGN - 1) / LBM_BOX_ALIGN * LBM_BOX_ALIGN;
+}
+
 typedef struct lbm_box {
   int nx, ny, nz; /* interior cells per axis */
   int i0, j0, k0; /* global index of interior cell (1, 1, 1): x, y 0-based, z 1-based */

@@ -130,9 +130,9 @@ static void lbm_memory(const kit_env *env, const lbm_params *p, const kit_varian
   kit_procs_split(p->size, procs, env->rank, part);
   const double bx = part[0].count, by = part[1].count, bz = part[2].count;
   const int slab_grid = !lbm_on_grid(p);
-  /* A box's rows are padded to LBM_BOX_ALIGN doubles (box.h), and a device lattice starts
-   * LBM_BOX_ALIGN - 1 doubles into its allocation. */
-  const double sy = (double)(((long)bx + 2 + LBM_BOX_ALIGN - 1) / LBM_BOX_ALIGN * LBM_BOX_ALIGN);
+  /* A box's rows are padded (box.h), and a device lattice starts LBM_BOX_ALIGN - 1 doubles into
+   * its allocation. */
+  const double sy = (double)lbm_box_row_stride((int)bx);
   const double slab = slab_grid ? plane * (bz + 2) : (sy * (by + 2) * (bz + 2) + LBM_BOX_ALIGN) * 8.0;
   const double links = slab_grid ? 0.0 : 2.0 * 2.0 * LBM_ZQ * (by * bz + bx * bz + bx * by) * 8.0;
   const double cells = plane * p->size[2];
