@@ -124,28 +124,29 @@ int main(int argc, char **argv) {
   /* clang-format on */
   for (size_t i = 0; i < sizeof app_opts / sizeof *app_opts; ++i) opts[n++] = app_opts[i];
   opts[n].type = KIT_OPT_END;
-  const kit_app app = {.name = "laplace",
-                       .summary =
-                           "3D 7-point Jacobi stencil on z-slabs or process grids; variants: cpu naive two-stream "
-                           "multi-thread hybrid hybrid-naive",
-                       .variants = variants,
-                       .cuda_names = cuda_names,
-                       .gpu_only_fallback = "two-stream",
-                       .opts = opts,
-                       .run = &p.run,
-                       .params = &p,
-                       .check = laplace_check,
-                       .outputs = outputs,
-                       .gpu_limit = gpu_limit,
-                       .plan = plan,
-                       .context = context,
-                       .free_context = free_context,
-                       .cpu_units = cpu_units,
-                       .set_cpu_fraction = set_cpu_fraction,
-                       .cpu_unit = "planes",
-                       .measure = laplace_measure,
-                       .describe = laplace_describe,
-                       .checkpoint = laplace_checkpoint_write,
-                       .finish = laplace_finish};
+  const kit_app app = {
+      .name = "laplace",
+      .summary =
+          "3D 7-point Jacobi stencil on z-slabs or process grids; variants: cpu naive two-stream "
+          "multi-thread hybrid hybrid-naive",
+      .variants = variants,
+      .cuda_names = cuda_names,
+      .gpu_only_fallback = "two-stream",
+      .opts = opts,
+      .run = &p.run,
+      .params = &p,
+      .check = laplace_check,
+      .outputs = outputs,
+      .gpu_limit = gpu_limit,
+      .plan = plan,
+      .context = context,
+      .free_context = free_context,
+      .cpu_units = cpu_units,
+      .set_cpu_fraction = set_cpu_fraction,
+      .cpu_unit = "planes",
+      .measure = laplace_measure,
+      .describe = laplace_describe,
+      .checkpoint = laplace_checkpoint_write,
+      .finish = laplace_finish};
   return kit_main(&app, argc, argv);
 }
