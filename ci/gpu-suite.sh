@@ -5,7 +5,7 @@
 # labs/scripts/laplace_sweep.sh single hybrid dual trace tune hyexp; ising:
 # labs/scripts/ising_sweep.sh as ising-single ising-dual; lbm: labs/scripts/lbm_sweep.sh as
 # lbm-single lbm-cavity lbm-dual; tetfv: labs/scripts/tetfv_sweep.sh as tetfv-single
-# tetfv-hybrid tetfv-dual; bfs: labs/scripts/bfs_sweep.sh as bfs-single bfs-large bfs-dual;
+# tetfv-hybrid tetfv-dual tetfv-node; bfs: labs/scripts/bfs_sweep.sh as bfs-single bfs-large bfs-dual;
 # particles: labs/scripts/particles_sweep.sh as particles-single particles-large particles-dual
 # particles-images particles-list;
 # lbm also lbm-halo; comm-APP: labs/scripts/comm_sweep.sh APP (each --comm on 1, 2, 4 GPUs); `halo`: kit-halo-sweep on 2 and 4 GPUs (labs/11-gpu-direct); `sanitize`: compute-sanitizer

@@ -113,6 +113,9 @@ static int prologue(const kit_app *app, kit_env *env, int argc, char **argv, con
   /* GPUs: one per rank, or (gpus_max) every GPU the process may use, at most one per unit of
    * work when --gpus is not given (the default must not refuse a problem for the machine). */
   int mt_max = (*v)->gpus_max;
+  /* A hybrid variant drives several GPUs per process only when told (--gpus N); by default,
+   * one GPU per rank like the other CPU+GPU schemes. */
+  if ((*v)->hybrid && !run->gpus_given) mt_max = 0;
   const int limit = app->gpu_limit && !run->gpus_given ? app->gpu_limit(env, app->params) : 0;
   if (mt_max > 0 && limit > 0 && limit < mt_max) mt_max = limit;
   *gpus = kit_choose_gpus(env, app->name, (*v)->needs_gpu, mt_max, (*v)->thread_level, run->gpus, gpus_total);
@@ -162,9 +165,11 @@ int kit_main(const kit_app *app, int argc, char **argv) {
   if (v->hybrid)
     cpu_fraction = run->cpu_fraction >= 0.0
                        ? run->cpu_fraction
-                       : (model = kit_cpu_share(host_bw / env.nranks, dev_bw, KIT_HYBRID_DERATE));
-  /* The share-0 schedule: the GPU-only variant, or the hybrid itself with no CPU share. */
-  const kit_variant *gpu_only = app->gpu_only_fallback ? kit_find_variant(app, app->gpu_only_fallback) : v;
+                       : (model = kit_cpu_share(host_bw / env.nranks, dev_bw * gpus, KIT_HYBRID_DERATE));
+  /* The share-0 schedule: the GPU-only variant (for a rank driving several GPUs, the one that
+   * does), or the hybrid itself with no CPU share. */
+  const char *fallback = gpus > 1 ? app->gpu_only_fallback_multi : app->gpu_only_fallback;
+  const kit_variant *gpu_only = fallback ? kit_find_variant(app, fallback) : v;
   if (v->hybrid) {
     if (model > 0.0 && !share_uniform(app, ctx, model)) {
       kit_log(&env, "%s: hybrid auto: model share %.4f leaves some ranks without CPU %s: using 0", app->name,

@@ -9,6 +9,11 @@
 #            two-stream on 2 ranks and multi-thread --gpus 2, and beside them the
 #            communication-free bound (--no-exchange, Paper III) (measured on two
 #            H200, 2026-11-24: labs/data/h200x2-2026-11-24/tetfv-dual-*.jsonl)
+#   node   : all GPUs of the machine (N), box:150, Paper III's node against a rank per GPU: one
+#            process driving the N GPUs and every core (hybrid --gpus N at CPU shares 1%, 2%
+#            and auto, OMP_NUM_THREADS = all cores), against N ranks of hybrid (the cores split
+#            between them, Paper III's Wilkes set-up), and the GPU-only schedules beside them
+#            (two-stream on 1 GPU and on N ranks, multi-thread --gpus N)
 #   cpu    : this machine, cpu variant on box:40, 1 and 2 ranks
 mode=$1; out=$2; bin=${3:-build/bin/tetfv}
 mkdir -p "$(dirname "$out")"  # labs/out/<lab>/ on a fresh clone
@@ -32,8 +37,17 @@ case $mode in
     run "$bin" --variant multi-thread --gpus 2 $big --reorder none
     run "$here/mpirun.sh" 2 "$bin" --variant two-stream $big --reorder none --no-exchange --no-verify
     run "$bin" --variant multi-thread --gpus 2 $big --reorder none --no-exchange --no-verify ;;
+  node)
+    ngpu=$(nvidia-smi -L | wc -l); cores=$(nproc)
+    run "$bin" --variant two-stream $big --reorder none
+    run "$here/mpirun.sh" "$ngpu" "$bin" --variant two-stream $big --reorder none
+    run "$bin" --variant multi-thread --gpus "$ngpu" $big --reorder none
+    for f in 0.01 0.02 auto; do
+      OMP_NUM_THREADS=$cores run "$bin" --variant hybrid --gpus "$ngpu" --cpu-fraction $f $big --reorder none
+      OMP_NUM_THREADS=$((cores / ngpu)) run "$here/mpirun.sh" "$ngpu" "$bin" --variant hybrid --cpu-fraction $f $big --reorder none
+    done ;;
   cpu)
     run "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3
     OMP_NUM_THREADS=1 run "$here/mpirun.sh" 2 "$bin" --variant cpu --mesh box:40 --iters 20 --reps 3 ;;
-  *) echo "usage: tetfv_sweep.sh single|hybrid|dual|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
+  *) echo "usage: tetfv_sweep.sh single|hybrid|dual|node|cpu OUT.jsonl [BIN]" >&2; exit 2 ;;
 esac

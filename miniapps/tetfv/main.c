@@ -6,6 +6,7 @@
  * Paper III (`../shared/seeds/001_5c64d68c2bfeada2.txt`) Sec. 2-3; see README.md in this folder.
  *   mpiexec -n 2 build/bin/tetfv --variant two-stream --mesh box:100 --iters 100
  *   build/bin/tetfv --variant hybrid --mesh box:100 --cpu-fraction auto
+ *   build/bin/tetfv --variant hybrid --gpus 2 --mesh box:100 --cpu-fraction 0.02
  *   build/bin/tetfv --mesh tests/tetfv/data/sphere_v41.msh --init random --aniso 4 --t-end 0.01 */
 #include "kit/slab.h"
 #include "problem.h"
@@ -107,6 +108,7 @@ int main(int argc, char **argv) {
           "(Paper III's u = D u + A u[I]); variants: cpu naive two-stream multi-thread hybrid",
       .variants = variants,
       .gpu_only_fallback = "two-stream",
+      .gpu_only_fallback_multi = "multi-thread", /* hybrid --gpus N with no CPU rows */
       .opts = opts,
       .run = &p->run,
       .params = &g,

@@ -69,7 +69,7 @@ static void *mt_setup(const void *ctx) {
   const tetfv_local *l = c->l;
   const int n = l->nown + l->nghost, ngpu = s->ngpu;
   int *part = kit_malloc(((size_t)l->nown + 1) * sizeof(int), "GPU parts");
-  tetfv_partition_rows(l, ngpu, part);
+  tetfv_partition_rows(l, ngpu, NULL, part);
   tetfv_split_build(l, ngpu, part, &s->sp);
   free(part);
   s->u0 = kit_malloc(((size_t)n + 1) * sizeof(double), "initial field");

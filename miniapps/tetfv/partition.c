@@ -7,7 +7,8 @@
  * blocks of 512 on the CPU), or by reverse Cuthill-McKee. The separator is not reordered
  * ("they invariably access neighbors outside the current device"). A row's slots keep their
  * order, so the ordering never changes a single bit of the result. tetfv_partition_rows is the
- * second tier for the GPUs of a multi-thread process (split.c renumbers the rows it assigns). */
+ * second tier for the GPUs of a multi-thread process, and for those of a hybrid one after the
+ * CPU took its rows (split.c renumbers the rows it assigns). */
 #include <metis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,22 @@ static int peers_of(const pair *p, size_t n, int **peer, int **off) {
 
 /* The symmetric graph of the interior rows [0, n) among themselves, from a local matrix whose
  * interior rows start at row `first`. */
+/* The CSR graph of n vertices from its sorted, unique directed edges (peer = from, cell = to). */
+static graph csr_of_pairs(const pair *e, size_t ne, int n) {
+  graph g = {n, kit_malloc(((size_t)n + 1) * sizeof(idx_t), "row graph"),
+             kit_malloc((ne + 1) * sizeof(idx_t), "row graph")};
+  size_t k = 0;
+  for (int r = 0; r < n; ++r) {
+    g.xadj[r] = (idx_t)k;
+    while (k < ne && e[k].peer == r) {
+      g.adj[k] = e[k].cell;
+      ++k;
+    }
+  }
+  g.xadj[n] = (idx_t)k;
+  return g;
+}
+
 static graph interior_graph(const tetfv_matrix *z, int first, int n) {
   pair *e = kit_malloc(((size_t)n * TETFV_W * 2 + 1) * sizeof *e, "interior graph");
   size_t ne = 0;
@@ -95,18 +112,7 @@ static graph interior_graph(const tetfv_matrix *z, int first, int n) {
       e[ne++] = (pair){r, c};
       e[ne++] = (pair){c, r};
     }
-  ne = sort_unique(e, ne);
-  graph g = {n, kit_malloc(((size_t)n + 1) * sizeof(idx_t), "interior graph"),
-             kit_malloc((ne + 1) * sizeof(idx_t), "interior graph")};
-  size_t k = 0;
-  for (int r = 0; r < n; ++r) {
-    g.xadj[r] = (idx_t)k;
-    while (k < ne && e[k].peer == r) {
-      g.adj[k] = e[k].cell;
-      ++k;
-    }
-  }
-  g.xadj[n] = (idx_t)k;
+  graph g = csr_of_pairs(e, sort_unique(e, ne), n);
   free(e);
   return g;
 }
@@ -306,11 +312,31 @@ void tetfv_local_free(tetfv_local *l) {
   memset(l, 0, sizeof *l);
 }
 
-void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part) {
-  const int n = l->nown;
+void tetfv_partition_rows(const tetfv_local *l, int nparts, const char *skip, int *part) {
+  const int nown = l->nown;
+  /* The rows to split, in local order, and their positions among them. */
+  int *rows = kit_malloc(((size_t)nown + 1) * sizeof(int), "device parts");
+  int *pos = kit_malloc(((size_t)nown + 1) * sizeof(int), "device parts");
+  int n = 0;
+  for (int r = 0; r < nown; ++r) {
+    part[r] = -1;
+    pos[r] = skip && skip[r] ? -1 : n;
+    if (pos[r] >= 0) rows[n++] = r;
+  }
   int ok = 0;
   if (nparts > 1 && n >= nparts) {
-    graph g = interior_graph(&l->m, 0, n);
+    /* The graph of those rows alone: edges to skipped rows and ghosts are left out. */
+    pair *e = kit_malloc(((size_t)n * TETFV_W * 2 + 1) * sizeof *e, "device graph");
+    size_t ne = 0;
+    for (int a = 0; a < n; ++a)
+      for (int k = 0; k < TETFV_W; ++k) {
+        const int c = l->m.I[(size_t)TETFV_W * rows[a] + k];
+        if (c >= nown || pos[c] < 0 || pos[c] == a) continue;
+        e[ne++] = (pair){a, pos[c]};
+        e[ne++] = (pair){pos[c], a};
+      }
+    graph g = csr_of_pairs(e, sort_unique(e, ne), n);
+    free(e);
     idx_t nv = n, ncon = 1, np = nparts, cut = 0, opt[METIS_NOPTIONS];
     idx_t *where = kit_malloc(((size_t)n + 1) * sizeof(idx_t), "device parts");
     METIS_SetDefaultOptions(opt);
@@ -321,24 +347,25 @@ void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part) {
       int *count = calloc((size_t)nparts, sizeof(int));
       if (!count) kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory");
       ok = 1;
-      for (int r = 0; r < n; ++r) {
-        if (where[r] < 0 || where[r] >= nparts)
+      for (int a = 0; a < n; ++a) {
+        if (where[a] < 0 || where[a] >= nparts)
           ok = 0;
         else
-          count[where[r]]++;
+          count[where[a]]++;
       }
       for (int d = 0; d < nparts; ++d) ok = ok && count[d] > 0;
       if (ok)
-        for (int r = 0; r < n; ++r) part[r] = (int)where[r];
+        for (int a = 0; a < n; ++a) part[rows[a]] = (int)where[a];
       free(count);
     }
     free(where);
     graph_free(&g);
   }
-  if (ok) return;
-  /* One part, or METIS could not give every part a row: even ranges of the local order. */
-  for (int d = 0, r = 0; d < nparts; ++d) {
-    const int count = n / nparts + (d < n % nparts);
-    for (int k = 0; k < count; ++k) part[r++] = d;
-  }
+  if (!ok) /* One part, or METIS could not give every part a row: even ranges in local order. */
+    for (int d = 0, a = 0; d < nparts; ++d) {
+      const int count = n / nparts + (d < n % nparts);
+      for (int k = 0; k < count; ++k) part[rows[a++]] = d;
+    }
+  free(rows);
+  free(pos);
 }

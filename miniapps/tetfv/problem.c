@@ -254,7 +254,7 @@ int tetfv_build(const kit_env *env, tetfv_params *p, tetfv_built *b) {
   return -1;
 }
 
-/* multi-thread needs a row per GPU, which only METIS shows. */
+/* multi-thread and hybrid --gpus N need a row per GPU, which only METIS shows. */
 int tetfv_context(const kit_env *env, void *params, const kit_variant *v, int gpus, void **ctx, int *todo) {
   tetfv_params *p = params;
   tetfv_built *b = *ctx = kit_malloc(sizeof *b, "context");
@@ -265,9 +265,8 @@ int tetfv_context(const kit_env *env, void *params, const kit_variant *v, int gp
     int least = b->loc.nown;
     KIT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     if (least < gpus)
-      return kit_usage_error(env,
-                             "tetfv: --mesh %s: a rank has %d cells, fewer than its %d GPUs (multi-thread)",
-                             p->mesh, least, gpus);
+      return kit_usage_error(env, "tetfv: --mesh %s: a rank has %d cells, fewer than its %d GPUs (%s)",
+                             p->mesh, least, gpus, v->name);
   }
   *todo = p->run.iters - p->start_step; /* a restarted run does only the steps left */
   return -1;

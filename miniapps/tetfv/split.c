@@ -163,6 +163,18 @@ void tetfv_assign_cpu_rows(const tetfv_local *l, int ncpu, int *dev) {
   free(seen);
 }
 
+void tetfv_assign_hybrid_rows(const tetfv_local *l, int ngpu, int ncpu, int *dev) {
+  tetfv_assign_cpu_rows(l, ncpu, dev); /* 1: the CPU's */
+  if (ngpu > 1) {
+    char *cpu = kit_malloc((size_t)l->nown + 1, "CPU rows");
+    for (int r = 0; r < l->nown; ++r) cpu[r] = (char)dev[r];
+    tetfv_partition_rows(l, ngpu, cpu, dev); /* the GPUs' rows, METIS over their own graph */
+    for (int r = 0; r < l->nown; ++r)
+      if (cpu[r]) dev[r] = ngpu;
+    free(cpu);
+  }
+}
+
 void tetfv_block_rows(const tetfv_matrix *z, int r0, int r1, double *D, double *A, int *I) {
   const int n = r1 - r0, nblk = n / TETFV_GPU_B;
   for (int r = 0; r < n; ++r) D[r] = z->D[r0 + r];

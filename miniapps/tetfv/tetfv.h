@@ -226,10 +226,15 @@ void tetfv_split_permute(const tetfv_split *s, const double *in, double *out);
  * device-to-host copy on the way), then the rows nearest to it, breadth first over the
  * matrix graph, so the CPU part is compact and its interface with the GPU part small. */
 void tetfv_assign_cpu_rows(const tetfv_local *l, int ncpu, int *dev);
-/* partition.c: the rank's rows into nparts parts for the GPUs of a multi-thread process (METIS
- * k-way on the graph of the rows, the partitioner's second use in Paper III); contiguous
- * ranges of the local order where METIS fails or leaves a part empty. */
-void tetfv_partition_rows(const tetfv_local *l, int nparts, int *part);
+/* Hybrid with ngpu GPUs in one process (Paper III: "one subpartition per GPU, plus one CPU
+ * subpartition"): the CPU's ncpu rows as above, device ngpu; the rest over GPUs 0..ngpu-1 by
+ * tetfv_partition_rows. With one GPU it is tetfv_assign_cpu_rows. */
+void tetfv_assign_hybrid_rows(const tetfv_local *l, int ngpu, int ncpu, int *dev);
+/* partition.c: the rank's rows into nparts parts for the GPUs of a process (METIS k-way on the
+ * graph of the rows, the partitioner's second use in Paper III); contiguous ranges of the local
+ * order where METIS fails or leaves a part empty. Rows with skip[r] != 0 (skip may be NULL:
+ * none) take no part (part[r] = -1) and are left out of the graph: hybrid's CPU rows. */
+void tetfv_partition_rows(const tetfv_local *l, int nparts, const char *skip, int *part);
 
 /* GPU storage (Paper III Sec. 3.2, after Vazquez et al.): rows in blocks of TETFV_GPU_B, each
  * block's A and I transposed to column-major, entry j of row r of block b at

@@ -429,12 +429,12 @@ TEST(tetfvSplit, CategoriesAndRenumbering) {
   ASSERT_LT(above, l.nown);
   for (int ndev : {1, 2, 3}) {
     for (int hybrid : {0, below, above}) {
-      if (hybrid && ndev != 2) continue;
+      if (hybrid && ndev < 2) continue;
       std::vector<int> dev(l.nown);
-      if (hybrid)
-        tetfv_assign_cpu_rows(&l, hybrid, dev.data());
+      if (hybrid)  // ndev - 1 GPUs and the CPU (device ndev - 1)
+        tetfv_assign_hybrid_rows(&l, ndev - 1, hybrid, dev.data());
       else
-        tetfv_partition_rows(&l, ndev, dev.data());
+        tetfv_partition_rows(&l, ndev, nullptr, dev.data());
       tetfv_split s;
       tetfv_split_build(&l, ndev, dev.data(), &s);
       const int nown = l.nown;
@@ -483,11 +483,16 @@ TEST(tetfvSplit, CategoriesAndRenumbering) {
       }
       if (hybrid) {  // the CPU takes the MPI separator first: all of it, or only separator rows
         int ncpu = 0, sep_on_cpu = 0;
-        for (int v : dev) ncpu += v;
+        std::vector<int> per_gpu(ndev - 1, 0);
+        for (int v : dev) {
+          ncpu += v == ndev - 1;
+          if (v < ndev - 1) per_gpu[v]++;
+        }
         EXPECT_EQ(ncpu, hybrid);
+        for (int c : per_gpu) EXPECT_GT(c, 0) << "a GPU without rows";
         std::vector<char> sent(nown, 0);
         for (int k = 0; k < l.send_off[l.nsend]; ++k) sent[l.send_idx[k]] = 1;
-        for (int r = 0; r < nown; ++r) sep_on_cpu += sent[r] && dev[r];
+        for (int r = 0; r < nown; ++r) sep_on_cpu += sent[r] && dev[r] == ndev - 1;
         EXPECT_EQ(sep_on_cpu, hybrid == above ? l.nsep : hybrid);
       }
       tetfv_split_free(&s);
@@ -510,10 +515,10 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
   struct Case {
     int ranks, ndev;
     int cpu_share_pct;
-  };  // cpu_share_pct >= 0: hybrid (2 devices)
-  for (const Case &k :
-       {Case{1, 1, -1}, Case{2, 1, -1}, Case{3, 1, -1}, Case{1, 3, -1}, Case{2, 2, -1}, Case{3, 4, -1},
-        Case{1, 2, 0}, Case{1, 2, 30}, Case{2, 2, 2}, Case{2, 2, 50}, Case{3, 2, 95}}) {
+  };  // cpu_share_pct >= 0: hybrid, ndev - 1 GPUs and the CPU
+  for (const Case &k : {Case{1, 1, -1}, Case{2, 1, -1}, Case{3, 1, -1}, Case{1, 3, -1}, Case{2, 2, -1},
+                        Case{3, 4, -1}, Case{1, 2, 0}, Case{1, 2, 30}, Case{2, 2, 2}, Case{2, 2, 50},
+                        Case{3, 2, 95}, Case{1, 3, 0}, Case{1, 3, 30}, Case{2, 3, 2}, Case{2, 4, 40}}) {
     std::vector<int> part(N);
     char err[256];
     ASSERT_EQ(tetfv_partition(&pb.m, k.ranks, part.data(), err, sizeof err), 0) << err;
@@ -526,9 +531,9 @@ TEST(tetfvSplit, EmulatedDevicesMatchTheOracleBitForBit) {
       tetfv_local_build(&pb.g, part.data(), r, "metis", 16, &l[r]);
       std::vector<int> dev(l[r].nown);
       if (k.cpu_share_pct >= 0)
-        tetfv_assign_cpu_rows(&l[r], l[r].nown * k.cpu_share_pct / 100, dev.data());
+        tetfv_assign_hybrid_rows(&l[r], k.ndev - 1, l[r].nown * k.cpu_share_pct / 100, dev.data());
       else
-        tetfv_partition_rows(&l[r], k.ndev, dev.data());
+        tetfv_partition_rows(&l[r], k.ndev, nullptr, dev.data());
       tetfv_split_build(&l[r], k.ndev, dev.data(), &s[r]);
       const int n = l[r].nown + l[r].nghost;
       std::vector<double> start(n), perm(n);

@@ -53,8 +53,10 @@ typedef struct kit_app {
    * NULL: none): a build without CUDA still takes them, and skips them as it skips the five. */
   const char *const *cuda_names;
   const char *gpu_only_fallback; /* the variant a hybrid runs with no CPU share */
-  kit_option *opts;              /* shared and app rows, END-terminated */
-  kit_run *run;                  /* the shared flags, inside params */
+  /* The same for a hybrid rank that drives several GPUs (--gpus N > 1; NULL: the hybrid itself). */
+  const char *gpu_only_fallback_multi;
+  kit_option *opts; /* shared and app rows, END-terminated */
+  kit_run *run;     /* the shared flags, inside params */
   void *params;
   /* Rules that need no allocation and no GPU, after parsing (`variant`: the name given):
    * -1 to go on, or the exit code after one line (kit_usage_error), as for a size that does
