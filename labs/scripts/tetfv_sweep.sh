@@ -37,8 +37,9 @@ case $mode in
     run "$bin" --variant multi-thread --gpus 2 $big --reorder none
     run "$here/mpirun.sh" 2 "$bin" --variant two-stream $big --reorder none --no-exchange --no-verify
     run "$bin" --variant multi-thread --gpus 2 $big --reorder none --no-exchange --no-verify ;;
-  node)
+  node)  # TETFV_NODE_MESH=box:100 for a shorter job (box:150's serial set-up takes 75 s a run)
     ngpu=$(nvidia-smi -L | wc -l); cores=$(nproc)
+    big="--mesh ${TETFV_NODE_MESH:-box:150} --iters 50 --reps 3 --skip-oracle"
     run "$bin" --variant two-stream $big --reorder none
     run "$here/mpirun.sh" "$ngpu" "$bin" --variant two-stream $big --reorder none
     run "$bin" --variant multi-thread --gpus "$ngpu" $big --reorder none
