@@ -12,8 +12,9 @@
 #   trace   two GPUs: --trace timelines of naive, two-stream, hybrid, multi-thread  (lab 01)
 #   tune    one GPU: kernel tile shapes at 512^3 (printed on stderr)
 #   cpu     the CPU machine: cpu variant on 1 and 2 ranks                         (lab 05)
-#   cpuhost the GPU machine's host: cpu at 256^3 and 512^3, --cpu-block auto and off,
-#           against the host triad measured in the same run (--measure-ceilings)
+#   cpuhost the GPU machine's host: cpu at 256^3 and 512^3, --cpu-block auto and off, threads
+#           unbound and OMP_PROC_BIND=spread, against the host triad measured in the same run
+#           (--measure-ceilings)
 #   hybrid-multi 1, 2, 4 GPUs: hybrid at CPU shares 1-5% in 1% steps and auto, 512^3 a GPU
 #           (Paper II Fig. 5d), two-stream beside it                               (lab 04)
 #   comm    2 and 4 GPUs (as many as the machine has): weak scaling at 512^3 per GPU of
@@ -107,9 +108,13 @@ case "$mode" in
     for v in naive two-stream hybrid; do mpi 2 --variant $v --size 256,256,512 --iters 10 --reps 1 --trace "$dir/$v-np2.json"; done
     run "$bin" --variant multi-thread --gpus 2 --size 256,256,512 --iters 10 --reps 1 --trace "$dir/multi-thread-gpus2.json" ;;
   cpuhost)  # the GPU machine's host: the cpu variant on OMP_NUM_THREADS cores against the host
-            # triad of the same run (issue target: 85% with 16 threads), tuned and unblocked
+            # triad of the same run (issue target: 85% with 16 threads), tuned and unblocked,
+            # threads unbound and then bound one per core, spread (JSON params.omp_proc_bind)
     for n in 256 512; do
       for blk in auto off; do run "$bin" --variant cpu --size $n --iters 20 --reps 5 --cpu-block $blk --measure-ceilings; done
+      for blk in auto off; do
+        OMP_PROC_BIND=spread OMP_PLACES=cores run "$bin" --variant cpu --size $n --iters 20 --reps 5 --cpu-block $blk --measure-ceilings
+      done
     done ;;
   hybrid-multi)  # Paper II Fig. 5d on 1, 2 and 4 GPUs: hybrid at CPU shares 0-5% in 1% steps
                  # and auto, weak at 512^3 a GPU, two-stream beside it

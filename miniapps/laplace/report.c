@@ -45,6 +45,8 @@ void laplace_describe(const void *params, const void *ctx, const kit_variant *v,
   kit_json_bool(j, "exact", !KIT_EXACT_BUILD_OFF);
   kit_json_int(j, "start_step", p->start_step);
   kit_json_string(j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "default");
+  /* Where the host's threads ran (the cpu kernel's share of the host triad depends on it). */
+  kit_json_string(j, "omp_proc_bind", getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "default");
   /* The host sweep that ran (cpu_kernel.h): "off", "BXxBY" or "BXxBY+nt"; null where no host
    * sweep ran (the GPU variants, a hybrid run that fell back to two-stream). */
   laplace_cpu_block k;
