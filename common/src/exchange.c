@@ -325,9 +325,11 @@ void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int 
   x->req = kit_malloc(2 * n * sizeof *x->req, "exchange requests");
   x->status = kit_malloc(2 * n * sizeof *x->status, "exchange statuses");
   x->token = calloc(n, sizeof *x->token);
+  x->buf_send = calloc(n, sizeof *x->buf_send);
+  x->buf_recv = calloc(n, sizeof *x->buf_recv);
   x->order_send = kit_malloc(n * sizeof *x->order_send, "exchange order");
   x->order_recv = kit_malloc(n * sizeof *x->order_recv, "exchange order");
-  if (!x->stage_send || !x->stage_recv || !x->token)
+  if (!x->stage_send || !x->stage_recv || !x->token || !x->buf_send || !x->buf_recv)
     kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "out of host memory for the exchange");
   for (int k = 0; k < nlinks; ++k) {
     const kit_link *l = &links[k];
@@ -388,6 +390,40 @@ void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_do
   x->halo.count = count;
 }
 
+/* A message buffer of `bytes` (at least one element, so that it is never NULL) where the
+ * exchange's buffers live. */
+static void *buffer_alloc(const kit_exchange *x, size_t bytes) {
+  if (bytes < x->elem) bytes = x->elem;
+  if (x->on_host) return kit_malloc(bytes, "exchange message");
+#ifdef KIT_HAVE_CUDA
+  void *p = NULL;
+  KIT_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+#else
+  kit_die(KIT_EXIT_RUNTIME, __FILE__, __LINE__, "device message buffers in a build without CUDA");
+  return NULL;
+#endif
+}
+
+static void buffer_free(const kit_exchange *x, void *p) {
+  if (!p) return;
+  if (x->on_host) {
+    free(p);
+    return;
+  }
+#ifdef KIT_HAVE_CUDA
+  KIT_CUDA_CHECK(cudaFree(p));
+#endif
+}
+
+void kit_exchange_buffers(kit_exchange *x, const char *use) {
+  for (int k = 0; k < x->nlinks; ++k) {
+    if (x->links[k].rank == MPI_PROC_NULL || (use && !use[k])) continue;
+    x->buf_send[k] = buffer_alloc(x, send_bytes(x, k));
+    x->buf_recv[k] = buffer_alloc(x, recv_bytes(x, k));
+  }
+}
+
 void kit_exchange_free(kit_exchange *x) {
 #ifdef KIT_HAVE_NCCL
   if (x->nccl) KIT_NCCL_CHECK(ncclCommDestroy((ncclComm_t)x->nccl));
@@ -402,7 +438,11 @@ void kit_exchange_free(kit_exchange *x) {
   for (int k = 0; k < x->nlinks; ++k) {
     if (x->stage_send[k]) kit_host_free(x->stage_send[k], 1);
     if (x->stage_recv[k]) kit_host_free(x->stage_recv[k], 1);
+    buffer_free(x, x->buf_send[k]);
+    buffer_free(x, x->buf_recv[k]);
   }
+  free(x->buf_send);
+  free(x->buf_recv);
   free(x->links);
   free(x->cap_send);
   free(x->cap_recv);

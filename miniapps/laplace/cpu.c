@@ -18,13 +18,13 @@
 
 typedef struct cpu_state {
   laplace_ctx c;
-  double *u, *un;            /* current and next field, ghost planes included */
-  kit_halo halo;             /* 1x1xN: the overlapped z-slab exchange */
-  int grid;                  /* any other grid: layer, post the faces, inner box, wait, swap */
-  int side[LAPLACE_FACES];   /* grid: faces with a neighbour rank (the outer layer's sides) */
-  kit_exchange x;            /* grid: one link per face (LAPLACE_XM ... LAPLACE_ZP) */
-  double *send[4], *recv[4]; /* grid: the x and y faces, packed (NULL without a neighbour) */
-  laplace_cpu_block kernel;  /* --cpu-block, resolved (auto: tuned on this grid) */
+  double *u, *un;           /* current and next field, ghost planes included */
+  kit_halo halo;            /* 1x1xN: the overlapped z-slab exchange */
+  int grid;                 /* any other grid: layer, post the faces, inner box, wait, swap */
+  int side[LAPLACE_FACES];  /* grid: faces with a neighbour rank (the outer layer's sides) */
+  kit_exchange x;           /* grid: one link per face (LAPLACE_XM ... LAPLACE_ZP); its buffers hold the
+                               x and y faces, packed (NULL without a neighbour) */
+  laplace_cpu_block kernel; /* --cpu-block, resolved (auto: tuned on this grid) */
 } cpu_state;
 
 /* Each face's link (laplace_face_links), host buffers for the x and y faces. */
@@ -32,22 +32,17 @@ static void grid_init(cpu_state *s) {
   const laplace_block *b = &s->c.blk;
   kit_link links[LAPLACE_FACES];
   laplace_face_links(b, s->c.face_nbr, links);
-  for (int f = 0; f < LAPLACE_FACES; ++f) {
-    s->side[f] = s->c.face_nbr[f] != MPI_PROC_NULL;
-    if (f < LAPLACE_ZM && s->side[f]) {
-      s->send[f] = kit_malloc(links[f].send_count * sizeof(double), "laplace face");
-      s->recv[f] = kit_malloc(links[f].recv_count * sizeof(double), "laplace face");
-    }
-  }
+  for (int f = 0; f < LAPLACE_FACES; ++f) s->side[f] = s->c.face_nbr[f] != MPI_PROC_NULL;
   kit_exchange_init_links(&s->x, KIT_COMM_HOST, MPI_COMM_WORLD, LAPLACE_FACES, links, MPI_DOUBLE,
                           sizeof(double), 1);
+  kit_exchange_buffers(&s->x, laplace_packed_faces);
 }
 
 /* The receive buffers start as the ghost layers they will be unpacked into, so an exchange
  * that moves nothing (KIT_FAULT=stale-halo) leaves the ghosts as they were. */
 static void grid_reset(cpu_state *s) {
   for (int f = 0; f < LAPLACE_ZM; ++f)
-    if (s->recv[f]) laplace_face_pack(&s->c.blk, s->un, f, 1, s->recv[f]);
+    if (s->x.buf_recv[f]) laplace_face_pack(&s->c.blk, s->un, f, 1, s->x.buf_recv[f]);
 }
 
 static void *cpu_setup(const void *arg) {
@@ -99,9 +94,9 @@ static void grid_run(cpu_state *s, int steps) {
     laplace_cpu_sweep_layer(s->c.p, b, s->u, s->un, s->side, threads, k);
     void *send[LAPLACE_FACES], *recv[LAPLACE_FACES];
     for (int f = 0; f < LAPLACE_ZM; ++f) {
-      if (s->send[f]) laplace_face_pack(b, s->un, f, 0, s->send[f]);
-      send[f] = s->send[f];
-      recv[f] = s->recv[f];
+      if (s->x.buf_send[f]) laplace_face_pack(b, s->un, f, 0, s->x.buf_send[f]);
+      send[f] = s->x.buf_send[f];
+      recv[f] = s->x.buf_recv[f];
     }
     /* z faces straight from and into the field: planes 1 and nz are in the layer wherever
      * they are sent, and the inner box writes neither them nor the ghost planes. */
@@ -117,7 +112,7 @@ static void grid_run(cpu_state *s, int steps) {
     KIT_RANGE_PUSH("mpi_wait");
     kit_exchange_finish(&s->x);
     for (int f = 0; f < LAPLACE_ZM; ++f)
-      if (s->recv[f]) laplace_face_unpack(b, s->un, f, 1, s->recv[f]);
+      if (s->x.buf_recv[f]) laplace_face_unpack(b, s->un, f, 1, s->x.buf_recv[f]);
     KIT_RANGE_POP();
     double *t_ = s->u;
     s->u = s->un;
@@ -174,10 +169,6 @@ static void cpu_teardown(void *st) {
   cpu_state *s = st;
   if (s->grid) {
     kit_exchange_free(&s->x);
-    for (int f = 0; f < LAPLACE_ZM; ++f) {
-      free(s->send[f]);
-      free(s->recv[f]);
-    }
   } else {
     kit_halo_free(&s->halo);
   }

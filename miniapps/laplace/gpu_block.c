@@ -51,23 +51,17 @@ void laplace_dev_halo_init(laplace_dev_halo *h, const laplace_ctx *c, const lapl
   kit_link links[LAPLACE_FACES];
   laplace_face_links(&d->blk, c->face_nbr, links);
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
-  for (int f = 0; f < LAPLACE_FACES; ++f) {
-    h->side[f] = links[f].rank != MPI_PROC_NULL;
-    if (f >= LAPLACE_ZM) continue;
-    h->send[f] = h->recv[f] = NULL;
-    if (!h->side[f]) continue;
-    KIT_CUDA_CHECK(cudaMalloc((void **)&h->send[f], links[f].send_count * sizeof(double)));
-    KIT_CUDA_CHECK(cudaMalloc((void **)&h->recv[f], links[f].recv_count * sizeof(double)));
-  }
+  for (int f = 0; f < LAPLACE_FACES; ++f) h->side[f] = links[f].rank != MPI_PROC_NULL;
   kit_exchange_init_links(&h->x, kit_comm_of(c->p->comm), MPI_COMM_WORLD, LAPLACE_FACES, links, MPI_DOUBLE,
                           sizeof(double), 0);
+  kit_exchange_buffers(&h->x, laplace_packed_faces);
   laplace_dev_halo_reset(h, d);
 }
 
 void laplace_dev_halo_reset(laplace_dev_halo *h, const laplace_dev_block *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
   for (int f = 0; f < LAPLACE_ZM; ++f)
-    if (h->recv[f]) launch_laplace_face_copy(&d->blk, d->un, f, 1, h->recv[f], 1, 0);
+    if (h->x.buf_recv[f]) launch_laplace_face_copy(&d->blk, d->un, f, 1, h->x.buf_recv[f], 1, 0);
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -75,9 +69,9 @@ void laplace_dev_halo_run(laplace_dev_halo *h, const laplace_dev_block *d, cudaS
   const laplace_block *b = &d->blk;
   void *send[LAPLACE_FACES], *recv[LAPLACE_FACES];
   for (int f = 0; f < LAPLACE_ZM; ++f) {
-    if (h->send[f]) launch_laplace_face_copy(b, d->un, f, 0, h->send[f], 1, stream);
-    send[f] = h->send[f];
-    recv[f] = h->recv[f];
+    if (h->x.buf_send[f]) launch_laplace_face_copy(b, d->un, f, 0, h->x.buf_send[f], 1, stream);
+    send[f] = h->x.buf_send[f];
+    recv[f] = h->x.buf_recv[f];
   }
   /* z faces straight from and into the field: each side's first or last interior plane goes
    * out, its ghost plane comes in. */
@@ -87,13 +81,9 @@ void laplace_dev_halo_run(laplace_dev_halo *h, const laplace_dev_block *d, cudaS
   recv[LAPLACE_ZP] = laplace_dev_plane(d, d->un, b->nz + 1);
   kit_exchange_run(&h->x, send, recv, stream);
   for (int f = 0; f < LAPLACE_ZM; ++f)
-    if (h->recv[f]) launch_laplace_face_copy(b, d->un, f, 1, h->recv[f], 0, stream);
+    if (h->x.buf_recv[f]) launch_laplace_face_copy(b, d->un, f, 1, h->x.buf_recv[f], 0, stream);
 }
 
 void laplace_dev_halo_free(laplace_dev_halo *h) {
   kit_exchange_free(&h->x);
-  for (int f = 0; f < LAPLACE_ZM; ++f) {
-    KIT_CUDA_CHECK(cudaFree(h->send[f]));
-    KIT_CUDA_CHECK(cudaFree(h->recv[f]));
-  }
 }

@@ -38,9 +38,8 @@ static inline double *laplace_dev_plane(const laplace_dev_block *d, double *fiel
  * device buffers by a kernel before and unpacked after, on the same stream. side[] says which
  * faces have a neighbour: the outer layer a two-stream step computes first. */
 typedef struct laplace_dev_halo {
-  kit_exchange x;
+  kit_exchange x; /* its buffers: the x and y faces, packed, on the device (NULL: no neighbour) */
   int side[LAPLACE_FACES];
-  double *send[LAPLACE_ZM], *recv[LAPLACE_ZM]; /* x and y faces, packed, on the device (NULL: none) */
 } laplace_dev_halo;
 void laplace_dev_halo_init(laplace_dev_halo *h, const laplace_ctx *c, const laplace_dev_block *d);
 /* After laplace_dev_block_reset: the receive buffers hold the ghost layers they will be

@@ -125,6 +125,8 @@ static inline KIT_HD size_t laplace_face_at(const laplace_face_shape *f, int a, 
  * plane, straight from and into the field. */
 void laplace_face_links(const laplace_block *b, const int face_nbr[LAPLACE_FACES],
                         kit_link links[LAPLACE_FACES]);
+/* The faces whose points are packed into the exchange's buffers (kit_exchange_buffers): x and y. */
+static const char laplace_packed_faces[LAPLACE_FACES] = {1, 1, 1, 1, 0, 0};
 
 /* A process grid's overlap (Paper II Listing 1 in 3D): the box's outer layer is every point one
  * step inside a face whose side[f] is nonzero (LAPLACE_XM ... LAPLACE_ZP: those with a neighbour

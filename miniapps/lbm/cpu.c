@@ -19,26 +19,22 @@
 
 typedef struct cpu_state {
   lbm_ctx c;
-  double *f, *fn; /* current and next lattice (post-collision populations), ghosts included */
-  kit_halo halo;  /* 1x1xN: staging buffers of 5 * nx * ny doubles per side */
-  int grid;       /* any other grid: the box's step (grid_run) */
-  lbm_box box;    /* grid: the box and its padded storage (f, fn hold box.total doubles) */
-  kit_exchange x; /* grid: one link per face and edge (box.h's numbering) */
-  double *send[LBM_LINKS], *recv[LBM_LINKS]; /* grid: packed messages (NULL without a neighbour) */
-  int side[LBM_FACE_LINKS];                  /* grid: faces with a neighbour rank */
+  double *f, *fn;           /* current and next lattice (post-collision populations), ghosts included */
+  kit_halo halo;            /* 1x1xN: staging buffers of 5 * nx * ny doubles per side */
+  int grid;                 /* any other grid: the box's step (grid_run) */
+  lbm_box box;              /* grid: the box and its padded storage (f, fn hold box.total doubles) */
+  kit_exchange x;           /* grid: one link per face and edge (box.h's numbering), its buffers the
+                               packed messages (NULL without a neighbour) */
+  int side[LBM_FACE_LINKS]; /* grid: faces with a neighbour rank */
 } cpu_state;
 
 static void grid_init(cpu_state *s) {
   kit_link links[LBM_LINKS];
   lbm_box_links(&s->box, s->c.p->procs, s->c.env->rank, links);
-  for (int n = 0; n < LBM_LINKS; ++n)
-    if (links[n].rank != MPI_PROC_NULL) {
-      s->send[n] = kit_malloc(links[n].send_count * sizeof(double), "lbm link");
-      s->recv[n] = kit_malloc(links[n].recv_count * sizeof(double), "lbm link");
-    }
   for (int n = 0; n < LBM_FACE_LINKS; ++n) s->side[n] = links[n].rank != MPI_PROC_NULL;
   kit_exchange_init_links(&s->x, KIT_COMM_HOST, MPI_COMM_WORLD, LBM_LINKS, links, MPI_DOUBLE, sizeof(double),
                           1);
+  kit_exchange_buffers(&s->x, NULL); /* every link's message is packed */
 }
 
 /* The grid's initial state; the receive buffers start as the ghost layers they will be
@@ -48,7 +44,7 @@ static void grid_state(cpu_state *s) {
   lbm_box_fill(s->c.p, &s->box, s->f);
   lbm_box_fill(s->c.p, &s->box, s->fn);
   for (int n = 0; n < LBM_LINKS; ++n)
-    if (s->recv[n]) lbm_box_pack(&s->box, s->f, n, 1, s->recv[n]);
+    if (s->x.buf_recv[n]) lbm_box_pack(&s->box, s->f, n, 1, s->x.buf_recv[n]);
 }
 
 /* The receive buffers start out holding the initial ghost populations, so a message that
@@ -110,9 +106,9 @@ static void grid_run(cpu_state *s, int steps) {
     KIT_RANGE_PUSH("pack");
     void *send[LBM_LINKS], *recv[LBM_LINKS];
     for (int n = 0; n < LBM_LINKS; ++n) {
-      if (s->send[n]) lbm_box_pack(b, s->fn, n, 0, s->send[n]);
-      send[n] = s->send[n];
-      recv[n] = s->recv[n];
+      if (s->x.buf_send[n]) lbm_box_pack(b, s->fn, n, 0, s->x.buf_send[n]);
+      send[n] = s->x.buf_send[n];
+      recv[n] = s->x.buf_recv[n];
     }
     KIT_RANGE_POP();
     kit_exchange_start(&s->x, send, recv, NULL);
@@ -124,7 +120,7 @@ static void grid_run(cpu_state *s, int steps) {
     KIT_RANGE_POP();
     KIT_RANGE_PUSH("unpack");
     for (int n = 0; n < LBM_LINKS; ++n)
-      if (s->recv[n]) lbm_box_unpack(b, s->fn, n, 1, s->recv[n]);
+      if (s->x.buf_recv[n]) lbm_box_unpack(b, s->fn, n, 1, s->x.buf_recv[n]);
     KIT_RANGE_POP();
     double *t_ = s->f;
     s->f = s->fn;
@@ -201,10 +197,6 @@ static void cpu_teardown(void *st) {
   cpu_state *s = st;
   if (s->grid) {
     kit_exchange_free(&s->x);
-    for (int n = 0; n < LBM_LINKS; ++n) {
-      free(s->send[n]);
-      free(s->recv[n]);
-    }
   } else {
     kit_halo_free(&s->halo);
   }

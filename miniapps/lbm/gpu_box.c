@@ -35,16 +35,11 @@ void lbm_dev_box_init(lbm_dev_box *d, const lbm_ctx *c) {
   kit_link links[LBM_LINKS];
   lbm_box_links(&d->box, c->p->procs, c->env->rank, links);
   int side[LBM_FACE_LINKS];
-  for (int n = 0; n < LBM_LINKS; ++n) {
-    d->send[n] = d->recv[n] = NULL;
-    if (n < LBM_FACE_LINKS) side[n] = links[n].rank != MPI_PROC_NULL;
-    if (links[n].rank == MPI_PROC_NULL) continue;
-    KIT_CUDA_CHECK(cudaMalloc((void **)&d->send[n], links[n].send_count * sizeof(double)));
-    KIT_CUDA_CHECK(cudaMalloc((void **)&d->recv[n], links[n].recv_count * sizeof(double)));
-  }
+  for (int n = 0; n < LBM_FACE_LINKS; ++n) side[n] = links[n].rank != MPI_PROC_NULL;
   d->r = lbm_box_regions_of(&d->box, side);
   kit_exchange_init_links(&d->x, kit_comm_of(c->p->comm), MPI_COMM_WORLD, LBM_LINKS, links, MPI_DOUBLE,
                           sizeof(double), 0);
+  kit_exchange_buffers(&d->x, NULL); /* every link's message is packed */
   lbm_dev_box_reset(d);
 }
 
@@ -54,7 +49,7 @@ void lbm_dev_box_reset(lbm_dev_box *d) {
   KIT_CUDA_CHECK(cudaMemcpy(d->f, d->init, bytes, cudaMemcpyDeviceToDevice));
   KIT_CUDA_CHECK(cudaMemcpy(d->fn, d->init, bytes, cudaMemcpyDeviceToDevice));
   for (int n = 0; n < LBM_LINKS; ++n)
-    if (d->recv[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 1, d->recv[n], 1, 0);
+    if (d->x.buf_recv[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 1, d->x.buf_recv[n], 1, 0);
   /* The variants' streams are non-blocking: their first kernels must not overtake these. */
   KIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -68,13 +63,13 @@ void lbm_dev_box_update(const lbm_dev_box *d, const int lo[3], const int hi[3], 
 void lbm_dev_box_exchange(lbm_dev_box *d, cudaStream_t stream) {
   void *send[LBM_LINKS], *recv[LBM_LINKS];
   for (int n = 0; n < LBM_LINKS; ++n) {
-    if (d->send[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 0, d->send[n], 1, stream);
-    send[n] = d->send[n];
-    recv[n] = d->recv[n];
+    if (d->x.buf_send[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 0, d->x.buf_send[n], 1, stream);
+    send[n] = d->x.buf_send[n];
+    recv[n] = d->x.buf_recv[n];
   }
   kit_exchange_run(&d->x, send, recv, stream);
   for (int n = 0; n < LBM_LINKS; ++n)
-    if (d->recv[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 1, d->recv[n], 0, stream);
+    if (d->x.buf_recv[n]) launch_lbm_box_link_copy(&d->box, d->fn, n, 1, d->x.buf_recv[n], 0, stream);
 }
 
 void lbm_dev_box_fetch(const lbm_dev_box *d, double *macro) {
@@ -92,10 +87,6 @@ void lbm_dev_box_fetch_lattice(const lbm_dev_box *d, double *out) {
 void lbm_dev_box_free(lbm_dev_box *d) {
   KIT_CUDA_CHECK(cudaSetDevice(d->device));
   kit_exchange_free(&d->x);
-  for (int n = 0; n < LBM_LINKS; ++n) {
-    KIT_CUDA_CHECK(cudaFree(d->send[n]));
-    KIT_CUDA_CHECK(cudaFree(d->recv[n]));
-  }
   box_free(d->f);
   box_free(d->fn);
   box_free(d->init);

@@ -15,10 +15,10 @@ typedef struct lbm_dev_box {
   lbm_box box;
   const lbm_params *p;
   int device;
-  double *f, *fn, *init;                     /* current, next and initial lattice, ghosts included */
-  kit_exchange x;                            /* one link per face and edge (box.h's numbering) */
-  double *send[LBM_LINKS], *recv[LBM_LINKS]; /* packed messages on the device (NULL: no neighbour) */
-  lbm_box_regions r;                         /* the outer layer's parts and the inner box */
+  double *f, *fn, *init; /* current, next and initial lattice, ghosts included */
+  kit_exchange x;        /* one link per face and edge (box.h's numbering); its buffers: the packed
+                            messages on the device (NULL: no neighbour) */
+  lbm_box_regions r;     /* the outer layer's parts and the inner box */
 } lbm_dev_box;
 
 /* Allocates on the rank's device, builds the initial state on the host (lbm_box_fill, the cpu

@@ -145,6 +145,47 @@ TEST(Exchange, LinksOfUnequalCountsAndSkippedMessages) {
   kit_exchange_free(&x);
 }
 
+// kit_exchange_buffers: the exchange's own message buffers, one each way for every link with a
+// neighbour that the mask selects, sized by the link's counts; an exchange through them delivers
+// what each neighbour packed (a link to every other rank, and one without a neighbour).
+TEST(Exchange, OwnBuffersFollowTheMaskAndCarryTheMessages) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto len = [](int from, int to) { return (size_t)(5 + 2 * from + 3 * to); };
+  std::vector<kit_link> links{kit_link{MPI_PROC_NULL, 4, 4, 0, 0}};  // an edge: no buffers
+  for (int j = 0; j < size; ++j)
+    if (j != rank) links.push_back(kit_link{j, len(rank, j), len(j, rank), 0, 0});
+  const int n = (int)links.size();
+  std::vector<char> use(n, 1);
+  kit_exchange x;
+  kit_exchange_init_links(&x, KIT_COMM_HOST, MPI_COMM_WORLD, n, links.data(), MPI_DOUBLE, sizeof(double), 1);
+  kit_exchange_buffers(&x, use.data());
+  EXPECT_EQ(x.buf_send[0], nullptr);
+  EXPECT_EQ(x.buf_recv[0], nullptr);
+  for (int k = 1; k < n; ++k) {
+    ASSERT_NE(x.buf_send[k], nullptr);
+    ASSERT_NE(x.buf_recv[k], nullptr);
+    double *out = (double *)x.buf_send[k], *in = (double *)x.buf_recv[k];
+    for (size_t i = 0; i < links[k].send_count; ++i) out[i] = 1e6 * rank + 1e3 * links[k].rank + (double)i;
+    for (size_t i = 0; i < links[k].recv_count; ++i) in[i] = -1.0;
+  }
+  kit_exchange_run(&x, x.buf_send, x.buf_recv, nullptr);
+  for (int k = 1; k < n; ++k) {
+    const double *in = (const double *)x.buf_recv[k];
+    for (size_t i = 0; i < links[k].recv_count; ++i)
+      ASSERT_EQ(in[i], 1e6 * links[k].rank + 1e3 * rank + (double)i);
+  }
+  kit_exchange_free(&x);
+  // A mask that leaves a link out gives it no buffers.
+  kit_exchange y;
+  kit_exchange_init_links(&y, KIT_COMM_HOST, MPI_COMM_WORLD, n, links.data(), MPI_DOUBLE, sizeof(double), 1);
+  std::vector<char> none(n, 0);
+  kit_exchange_buffers(&y, none.data());
+  for (int k = 0; k < n; ++k) EXPECT_EQ(y.buf_send[k], nullptr);
+  kit_exchange_free(&y);
+}
+
 // Split-phase: start posts, the host works, finish waits; the ghosts then hold exactly the
 // neighbours' planes, as with kit_exchange_run, over several rounds on one exchange.
 TEST(Exchange, StartAndFinishDeliverWhileTheHostWorks) {

@@ -89,10 +89,11 @@ typedef struct kit_exchange {
   kit_halo halo;                /* counters (messages, bytes sent); a slab's neighbours in halo.nbr */
   int on_host;                  /* the buffers are host memory (CPU tests, host-staged apps): no copies */
   void *nccl;                   /* ncclComm_t of the communicator's ranks (nccl) */
-  void *nvshmem;   /* per link: inbox offsets, signals, message counts (nvshmem; exchange_nvshmem.cu) */
-  void *ipc;       /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
-  long long calls; /* exchanges so far (ipc: which inbox slot) */
-  int pending;     /* MPI requests kit_exchange_start left for kit_exchange_finish */
+  void *nvshmem; /* per link: inbox offsets, signals, message counts (nvshmem; exchange_nvshmem.cu) */
+  void *ipc;     /* per link: inboxes, mapped peers' inboxes and events (ipc; exchange.c) */
+  void **buf_send, **buf_recv; /* per link: message buffers kit_exchange_buffers made (owned) */
+  long long calls;             /* exchanges so far (ipc: which inbox slot) */
+  int pending;                 /* MPI requests kit_exchange_start left for kit_exchange_finish */
 } kit_exchange;
 
 /* Sets up an exchange over `nlinks` links among the ranks of `comm` (collective: nccl makes
@@ -110,6 +111,12 @@ void kit_exchange_init_links(kit_exchange *x, kit_comm kind, MPI_Comm comm, int 
 void kit_exchange_init(kit_exchange *x, kit_comm kind, MPI_Comm comm, int nbr_down, int nbr_up, size_t count,
                        MPI_Datatype type, size_t elem, int on_host);
 void kit_exchange_free(kit_exchange *x);
+/* Message buffers owned by the exchange, for apps that pack their faces (laplace's x and y
+ * faces, lbm's box links): x->buf_send[k] and x->buf_recv[k] hold link k's send_count and
+ * recv_count elements, in host memory for an exchange on host buffers (`on_host`), else on the
+ * calling thread's device; NULL for a link without a neighbour or with use[k] == 0 (use NULL:
+ * every link). Freed by kit_exchange_free. */
+void kit_exchange_buffers(kit_exchange *x, const char *use);
 /* Later messages carry `count` elements on every link, at most what each link was set up
  * with (the message-size sweeps of labs/11-gpu-direct). */
 void kit_exchange_resize(kit_exchange *x, size_t count);
