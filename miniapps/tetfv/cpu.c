@@ -38,7 +38,7 @@ static void *cpu_setup(const void *ctx) {
   const size_t n = (size_t)c->l->nown + c->l->nghost + 1;
   s->u = kit_malloc(n * sizeof(double), "tetfv field");
   s->un = kit_malloc(n * sizeof(double), "tetfv field");
-  tetfv_exchange_init(&s->x, c->l, 0, tetfv_exchange_off(c->p));
+  tetfv_exchange_init(&s->x, c->l, tetfv_exchange_off(c->p));
   init_state(s);
   return s;
 }
@@ -53,7 +53,6 @@ static void cpu_run(void *st, int steps) {
   const int threads = s->c.env->threads;
   for (int t = 0; t < steps; ++t) {
     KIT_RANGE_PUSH("step");
-    tetfv_exchange_post_recvs(&s->x, s->un + l->nown);
     /* One team for the whole step; the master alone talks to MPI (Paper III: a single MPI
      * communication thread), between the two worksharing loops. */
 #pragma omp parallel num_threads(threads)
@@ -64,7 +63,8 @@ static void cpu_run(void *st, int steps) {
 #pragma omp master
       {
         KIT_RANGE_POP();
-        tetfv_exchange_pack_send(&s->x, s->un);
+        tetfv_exchange_pack(&s->x, s->un);
+        tetfv_exchange_start(&s->x, s->un + l->nown);
         KIT_RANGE_PUSH("interior");
       }
       tetfv_rows(&l->m, s->u, s->un, l->nsep, l->nown);
@@ -72,7 +72,7 @@ static void cpu_run(void *st, int steps) {
       KIT_RANGE_POP();
     }
     KIT_RANGE_PUSH("mpi_wait");
-    tetfv_exchange_wait(&s->x);
+    tetfv_exchange_finish(&s->x);
     KIT_RANGE_POP();
     double *tmp = s->u;
     s->u = s->un;
@@ -88,7 +88,7 @@ static void cpu_fetch(void *st, void *out) {
 }
 
 static const kit_halo *cpu_halo(void *st) {
-  return &((cpu_state *)st)->x.counters;
+  return tetfv_exchange_counters(&((cpu_state *)st)->x);
 }
 
 static void cpu_teardown(void *st) {

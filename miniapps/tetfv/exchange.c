@@ -2,10 +2,11 @@
  * for these ghost cells from neighboring nodes and sends updated values of its separator
  * cells in return. The elements to be sent ... must be packed into a contiguous buffer ...
  * The ghost cells are organized such that their values can be received in a contiguous
- * fashion"), with MPI_Irecv / MPI_Isend as the paper does: the host-staged exchange of cpu,
- * hybrid and multi-thread, whose fields (or staging) are host memory. naive and two-stream go
- * through kit/exchange.h instead (--comm), on the plan tetfv_links_build makes here from the
- * same lists: one link per neighbouring part, any number of them. */
+ * fashion"): the plan of links tetfv_links_build makes from the part's lists (one per
+ * neighbouring part, any number), which naive and two-stream hand to kit/exchange.h with
+ * device buffers (--comm), and cpu, hybrid and multi-thread, whose fields or staging are host
+ * memory, with host buffers over the `host` transport: the packed send lists go out, the
+ * neighbours' messages land straight in the ghost ranges. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,38 +14,32 @@
 #include "kit/ranges.h"
 #include "tetfv.h"
 
-#define TETFV_TAG 5151
-
 int tetfv_exchange_off(const tetfv_params *p) {
   return p->no_exchange || kit_fault("stale-halo");
 }
 
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off) {
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int off) {
   memset(x, 0, sizeof *x);
   x->l = l;
-  x->pinned = pinned;
-  /* Pinned for the GPU variants: their send lists are packed on the device and copied here
-   * asynchronously. */
-  x->sbuf = kit_host_alloc(((size_t)l->send_off[l->nsend] + 1) * sizeof(double), pinned);
-  x->req = kit_malloc(((size_t)l->nsend + l->nrecv + 1) * sizeof(MPI_Request), "requests");
-  for (int k = 0; k < l->nsend + l->nrecv; ++k) x->req[k] = MPI_REQUEST_NULL;
+  x->sbuf = kit_malloc(((size_t)l->send_off[l->nsend] + 1) * sizeof(double), "send lists");
   /* Off (--no-exchange, or KIT_FAULT=stale-halo in tests): no message is exchanged, the
    * ghosts keep old values; the oracle check must then fail (tests/tetfv). */
   x->stale = off;
+  tetfv_links_build(l, &x->plan);
+  const int n = x->plan.n;
+  x->send = kit_malloc(((size_t)n + 1) * sizeof(void *), "exchange messages");
+  x->recv = kit_malloc(((size_t)n + 1) * sizeof(void *), "exchange messages");
+  kit_exchange_init_links(&x->x, KIT_COMM_HOST, MPI_COMM_WORLD, n, x->plan.link, MPI_DOUBLE, sizeof(double),
+                          1);
 }
 
 void tetfv_exchange_free(tetfv_exchange *x) {
-  kit_host_free(x->sbuf, x->pinned);
-  free(x->req);
+  kit_exchange_free(&x->x);
+  tetfv_links_free(&x->plan);
+  free(x->sbuf);
+  free(x->send);
+  free(x->recv);
   memset(x, 0, sizeof *x);
-}
-
-void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts) {
-  const tetfv_local *l = x->l;
-  if (x->stale) return;
-  for (int k = 0; k < l->nrecv; ++k)
-    KIT_MPI_CHECK(MPI_Irecv(ghosts + l->recv_off[k], l->recv_off[k + 1] - l->recv_off[k], MPI_DOUBLE,
-                            l->recv_peer[k], TETFV_TAG, MPI_COMM_WORLD, &x->req[k]));
 }
 
 void tetfv_exchange_pack(tetfv_exchange *x, const double *u) {
@@ -56,28 +51,17 @@ void tetfv_exchange_pack(tetfv_exchange *x, const double *u) {
   KIT_RANGE_POP();
 }
 
-void tetfv_exchange_send(tetfv_exchange *x) {
-  const tetfv_local *l = x->l;
+void tetfv_exchange_start(tetfv_exchange *x, double *ghosts) {
   if (x->stale) return;
-  for (int k = 0; k < l->nsend; ++k) {
-    const int count = l->send_off[k + 1] - l->send_off[k];
-    KIT_MPI_CHECK(MPI_Isend(x->sbuf + l->send_off[k], count, MPI_DOUBLE, l->send_peer[k], TETFV_TAG,
-                            MPI_COMM_WORLD, &x->req[l->nrecv + k]));
-    x->counters.messages++;
-    x->counters.bytes += (long long)count * (long long)sizeof(double);
+  for (int k = 0; k < x->plan.n; ++k) {
+    x->send[k] = x->sbuf + x->plan.send_at[k];
+    x->recv[k] = ghosts + x->plan.recv_at[k];
   }
+  kit_exchange_start(&x->x, x->send, x->recv, NULL);
 }
 
-void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u) {
-  tetfv_exchange_pack(x, u);
-  tetfv_exchange_send(x);
-}
-
-void tetfv_exchange_wait(tetfv_exchange *x) {
-  if (x->stale) return;
-  /* One wait per request: MPI_Waitall with MPI_STATUSES_IGNORE trips GCC's
-   * -Wstringop-overflow on MPICH's definition of that constant. */
-  for (int k = 0; k < x->l->nsend + x->l->nrecv; ++k) KIT_MPI_CHECK(MPI_Wait(&x->req[k], MPI_STATUS_IGNORE));
+void tetfv_exchange_finish(tetfv_exchange *x) {
+  if (!x->stale) kit_exchange_finish(&x->x);
 }
 
 void tetfv_links_build(const tetfv_local *l, tetfv_links *k) {

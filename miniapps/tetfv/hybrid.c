@@ -131,7 +131,7 @@ static void *hy_setup(const void *ctx) {
       KIT_CUDA_CHECK(cudaEventCreateWithFlags(&g->ghost_done[par], cudaEventDisableTiming));
     }
   }
-  tetfv_exchange_init(&s->x, &sp->l, 0, s->stale);
+  tetfv_exchange_init(&s->x, &sp->l, s->stale);
   init_state(s);
   return s;
 }
@@ -243,7 +243,6 @@ static void hy_step(hybrid_state *s, int t, int T) {
   if (tid == mpi) KIT_RANGE_PUSH("step");
   for (int d = 0; d < ngpu; ++d)
     if (control_thread(d, ngpu, T) == tid) gpu_queue(s, d, t);
-  if (tid == mpi) tetfv_exchange_post_recvs(&s->x, hun + nown);
 
   /* The MPI separator, by everyone. The barrier also makes every GPU's events of this step
    * recorded before anyone waits on them. */
@@ -259,8 +258,8 @@ static void hy_step(hybrid_state *s, int t, int T) {
     for (int d = 0; d < ngpu; ++d)
       if (s->gpu[d].sends) KIT_CUDA_CHECK(cudaEventSynchronize(s->gpu[d].d2h_done[p]));
     tetfv_exchange_pack(&s->x, hun);
-    tetfv_exchange_send(&s->x);
-    tetfv_exchange_wait(&s->x);
+    tetfv_exchange_start(&s->x, hun + nown);
+    tetfv_exchange_finish(&s->x);
     KIT_RANGE_POP();
     for (int d = 0; d < ngpu; ++d) ghosts_in(s, d, t);
   }
@@ -341,7 +340,7 @@ static void hy_fetch(void *st, void *out) {
 }
 
 static const kit_halo *hy_halo(void *st) {
-  return &((hybrid_state *)st)->x.counters;
+  return tetfv_exchange_counters(&((hybrid_state *)st)->x);
 }
 
 static void hy_teardown(void *st) {

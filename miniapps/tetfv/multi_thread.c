@@ -119,7 +119,7 @@ static void *mt_setup(const void *ctx) {
   }
   s->host = kit_host_alloc(((size_t)n + 1) * sizeof(double), 1);
   memcpy(s->host, s->u0, (size_t)n * sizeof(double));
-  tetfv_exchange_init(&s->x, &s->sp.l, 0, s->stale);
+  tetfv_exchange_init(&s->x, &s->sp.l, s->stale);
   return s;
 }
 
@@ -201,7 +201,6 @@ static void mt_run(void *st, int steps) {
       if (i == 0) KIT_RANGE_PUSH("step");
         /* Every event of step t - 1 is recorded, and every copy out of host memory drained. */
 #pragma omp barrier
-      if (i == 0 && s->mpi) tetfv_exchange_post_recvs(&s->x, s->host + nown);
       mt_compute(s, i, t);
       if (via_host) {
         if (g->h1 > g->h0) {
@@ -213,8 +212,8 @@ static void mt_run(void *st, int steps) {
         if (i == 0 && s->mpi) {
           KIT_RANGE_PUSH("mpi");
           tetfv_exchange_pack(&s->x, s->host);
-          tetfv_exchange_send(&s->x);
-          tetfv_exchange_wait(&s->x);
+          tetfv_exchange_start(&s->x, s->host + nown);
+          tetfv_exchange_finish(&s->x);
           KIT_RANGE_POP();
         }
         mt_staged_in(s, i, t);
@@ -244,7 +243,7 @@ static void mt_fetch(void *st, void *out) {
 }
 
 static const kit_halo *mt_halo(void *st) {
-  return &((mt_state *)st)->x.counters;
+  return tetfv_exchange_counters(&((mt_state *)st)->x);
 }
 
 static void mt_teardown(void *st) {

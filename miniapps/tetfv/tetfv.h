@@ -139,30 +139,6 @@ void tetfv_local_build(const tetfv_matrix *g, const int *part, int rank, const c
                        tetfv_local *l);
 void tetfv_local_free(tetfv_local *l);
 
-/* exchange.c: the separator exchange of one step (Paper III Sec. 3.1): receives of the ghost
- * ranges posted first, send lists packed into contiguous buffers, MPI_Isend, wait. Counts
- * messages and bytes in `counters` (only those two fields of kit_halo are used). */
-typedef struct tetfv_exchange {
-  const tetfv_local *l;
-  double *sbuf;     /* packed send lists, send_off order */
-  int pinned;       /* sbuf is page-locked (GPU variants copy into it asynchronously) */
-  MPI_Request *req; /* nrecv receives then nsend sends */
-  int stale;        /* --no-exchange or KIT_FAULT=stale-halo: nothing is exchanged */
-  kit_halo counters;
-} tetfv_exchange;
-void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int pinned, int off);
-/* Whether exchanges are off: --no-exchange (the communication-free bound) or, in tests,
- * KIT_FAULT=stale-halo (verification must then fail). */
-int tetfv_exchange_off(const tetfv_params *p);
-void tetfv_exchange_free(tetfv_exchange *x);
-/* Receives into ghosts[0, nghost) (the ghost ranges, recv_off order). */
-void tetfv_exchange_post_recvs(tetfv_exchange *x, double *ghosts);
-/* Packs sbuf from a field of local indices (host); sends sbuf (filled here or by a device). */
-void tetfv_exchange_pack(tetfv_exchange *x, const double *u);
-void tetfv_exchange_send(tetfv_exchange *x);
-void tetfv_exchange_pack_send(tetfv_exchange *x, const double *u);
-void tetfv_exchange_wait(tetfv_exchange *x);
-
 /* The variants whose exchange between processes goes through kit/exchange.h (--comm). */
 #define TETFV_COMM_VARIANTS "naive|two-stream"
 
@@ -182,6 +158,35 @@ typedef struct tetfv_links {
 } tetfv_links;
 void tetfv_links_build(const tetfv_local *l, tetfv_links *k);
 void tetfv_links_free(tetfv_links *k);
+
+/* exchange.c: the separator exchange of one step between host fields (Paper III Sec. 3.1): the
+ * send lists packed into one contiguous buffer, then the kit's exchange layer (kit/exchange.h,
+ * `host` transport on host buffers) over the links of tetfv_links_build below, split so the
+ * caller computes while the messages travel. cpu, hybrid and multi-thread use it; naive and
+ * two-stream hand the same links to the layer with device buffers (gpu_block.h). */
+typedef struct tetfv_exchange {
+  const tetfv_local *l;
+  double *sbuf;        /* packed send lists, send_off order */
+  int stale;           /* --no-exchange or KIT_FAULT=stale-halo: nothing is exchanged */
+  tetfv_links plan;    /* one link per neighbouring part */
+  void **send, **recv; /* per link: this exchange's message out and in */
+  kit_exchange x;      /* the links over the host transport; x.halo counts the messages */
+} tetfv_exchange;
+void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int off);
+/* Whether exchanges are off: --no-exchange (the communication-free bound) or, in tests,
+ * KIT_FAULT=stale-halo (verification must then fail). */
+int tetfv_exchange_off(const tetfv_params *p);
+void tetfv_exchange_free(tetfv_exchange *x);
+/* Packs sbuf from a field of local indices (host). */
+void tetfv_exchange_pack(tetfv_exchange *x, const double *u);
+/* Sends sbuf and receives into ghosts[0, nghost) (the ghost ranges, recv_off order); finish
+ * waits until every ghost has arrived and sbuf may be packed again. */
+void tetfv_exchange_start(tetfv_exchange *x, double *ghosts);
+void tetfv_exchange_finish(tetfv_exchange *x);
+/* The messages and bytes sent so far (a kit_halo's counters). */
+static inline const kit_halo *tetfv_exchange_counters(const tetfv_exchange *x) {
+  return &x->x.halo;
+}
 
 /* Rows [r0, r1) of u_new = D u + A u[I], a worksharing loop in the innermost enclosing OpenMP
  * team (serial without one). */
