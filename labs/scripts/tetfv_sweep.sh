@@ -38,7 +38,8 @@ case $mode in
     run "$here/mpirun.sh" 2 "$bin" --variant two-stream $big --reorder none --no-exchange --no-verify
     run "$bin" --variant multi-thread --gpus 2 $big --reorder none --no-exchange --no-verify ;;
   node)  # TETFV_NODE_MESH=box:100 for a shorter job (box:150's serial set-up takes 75 s a run)
-    ngpu=$(nvidia-smi -L | wc -l); cores=$(nproc)
+    # nproc honours OMP_NUM_THREADS (gpu-suite.sh sets it per GPU): count without it.
+    ngpu=$(nvidia-smi -L | wc -l); cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
     big="--mesh ${TETFV_NODE_MESH:-box:150} --iters 50 --reps 3 --skip-oracle"
     run "$bin" --variant two-stream $big --reorder none
     run "$here/mpirun.sh" "$ngpu" "$bin" --variant two-stream $big --reorder none
