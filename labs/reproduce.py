@@ -281,7 +281,8 @@ def langguth_table1(c):
     """tetfv on box:150 (20.25 M cells; tetfv_sweep.sh's size), 50 steps x 3, --reorder none,
     strong scaling: two-stream per transport, the communication-free bound (--no-exchange,
     unverified by construction), hybrid auto; on one GPU the CPU-share sweep (0-5% and auto)
-    and the cpu variant alone on every core (Table 1's CPU P_real)."""
+    and the cpu variant alone on every core (Table 1's CPU P_real); on N GPUs Paper III's node
+    (hybrid --gpus N, one process) against a rank per GPU, and multi-thread --gpus N."""
     mesh = (["--mesh", c.pick("box:150", "box:6")] + steps(c, 50, 3) + c.unverified("--skip-oracle")
             + ["--reorder", "none"])
     runs = [Run("tetfv", ["--variant", "cpu"] + mesh, series="cpu alone (all cores)", tags=("strong",)),
@@ -299,6 +300,17 @@ def langguth_table1(c):
     for f in (0, 0.01, 0.02, 0.05):
         runs.append(Run("tetfv", ["--variant", "hybrid", "--cpu-fraction", f] + mesh, series=f"hybrid {f}",
                         tags=("share",)))
+    # Paper III's node: one process driving all N GPUs and every core (hybrid --gpus N) against
+    # a rank per GPU with the cores split between them, at 1%, and GPU-only with N GPUs per process.
+    for n in GPU_COUNTS[1:]:
+        runs.append(Run("tetfv", ["--variant", "hybrid", "--gpus", n, "--cpu-fraction", "auto"] + mesh, gpus=n,
+                        series="hybrid auto, one process", tags=("strong",)))
+        runs.append(Run("tetfv", ["--variant", "hybrid", "--gpus", n, "--cpu-fraction", 0.01] + mesh, gpus=n,
+                        series="hybrid 0.01, one process", tags=("strong",)))
+        runs.append(Run("tetfv", ["--variant", "hybrid", "--cpu-fraction", 0.01] + mesh, ranks=n,
+                        series="hybrid 0.01, a rank per GPU", tags=("strong",)))
+        runs.append(Run("tetfv", ["--variant", "multi-thread", "--gpus", n] + mesh, gpus=n,
+                        series="multi-thread, one process", tags=("strong",)))
     return runs
 
 
