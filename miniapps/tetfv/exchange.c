@@ -29,6 +29,7 @@ void tetfv_exchange_init(tetfv_exchange *x, const tetfv_local *l, int off) {
   const int n = x->plan.n;
   x->send = kit_malloc(((size_t)n + 1) * sizeof(void *), "exchange messages");
   x->recv = kit_malloc(((size_t)n + 1) * sizeof(void *), "exchange messages");
+  for (int k = 0; k < n; ++k) x->send[k] = x->sbuf + x->plan.send_at[k]; /* the same every step */
   kit_exchange_init_links(&x->x, KIT_COMM_HOST, MPI_COMM_WORLD, n, x->plan.link, MPI_DOUBLE, sizeof(double),
                           1);
 }
@@ -53,10 +54,7 @@ void tetfv_exchange_pack(tetfv_exchange *x, const double *u) {
 
 void tetfv_exchange_start(tetfv_exchange *x, double *ghosts) {
   if (x->stale) return;
-  for (int k = 0; k < x->plan.n; ++k) {
-    x->send[k] = x->sbuf + x->plan.send_at[k];
-    x->recv[k] = ghosts + x->plan.recv_at[k];
-  }
+  for (int k = 0; k < x->plan.n; ++k) x->recv[k] = ghosts + x->plan.recv_at[k];
   kit_exchange_start(&x->x, x->send, x->recv, NULL);
 }
 

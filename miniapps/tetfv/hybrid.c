@@ -46,7 +46,7 @@
 typedef struct hy_gpu {
   tetfv_gpu g;    /* whole-length device fields; its rows: 0 separator, 1 interior */
   int sep0, sep1; /* its rows the CPU, other GPUs or other ranks read: to the host each step */
-  int x0, x1;     /* its rows other devices read [BOTH, IMPORT): host to the GPUs that read them */
+  int x0;         /* its rows other devices read are [x0, sep1), [BOTH, IMPORT): host to their GPUs */
   int sends;      /* some rows other ranks read are this GPU's (a CPU share below the separator) */
   int ghosts;     /* it reads ghosts */
   cudaStream_t boundary, bulk, copy, ghost;
@@ -111,7 +111,6 @@ static void *hy_setup(const void *ctx) {
     g->sep0 = tetfv_split_at(sp, d, TETFV_CAT_MPI);
     g->sep1 = tetfv_split_at(sp, d, TETFV_CAT_IMPORT);
     g->x0 = tetfv_split_at(sp, d, TETFV_CAT_BOTH);
-    g->x1 = g->sep1;
     g->sends = tetfv_split_at(sp, d, TETFV_CAT_DEV) > g->sep0;
     g->ghosts = sp->reads_ghosts[d];
     const int cut[3] = {g->sep0, tetfv_split_at(sp, d, TETFV_CAT_BULK), tetfv_split_at(sp, d, TETFV_NCAT)};
@@ -206,7 +205,7 @@ static void copies_in(hybrid_state *s, int d, int t) {
       if (!reads(s, d, e)) continue;
       const hy_gpu *o = &s->gpu[e];
       KIT_CUDA_CHECK(cudaStreamWaitEvent(g->copy, o->d2h_done[p], 0)); /* recorded before the barrier */
-      tetfv_h2d(un + o->x0, hn + o->x0, o->x1 - o->x0, g->copy);
+      tetfv_h2d(un + o->x0, hn + o->x0, o->sep1 - o->x0, g->copy);
     }
   }
   KIT_CUDA_CHECK(cudaEventRecord(g->copy_done[p], g->copy));

@@ -145,6 +145,10 @@ size_t fk_extent(const void *p, const char *what) {
   return e;
 }
 
+void fk_need_bytes(const void *p, size_t bytes, const char *what) {
+  if (bytes > fk_extent(p, what)) fk_fail("%s: %zu bytes overrun the allocation", what, bytes);
+}
+
 void fk_need_doubles(const double *p, size_t elems, const char *what) {
   if (elems * sizeof(double) > fk_extent(p, what))
     fk_fail("%s: %llu doubles overrun the allocation", what, (unsigned long long)elems);

@@ -19,8 +19,11 @@ void fk_enqueue(cudaStream_t stream, const char *what, void (*fn)(void *), void 
 size_t fk_extent(const void *p, const char *what);
 /* Aborts with a message (a fake kernel found an out-of-bounds index). */
 void fk_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-/* Aborts unless `elems` doubles from p lie in one device allocation. */
+/* Aborts unless `bytes` bytes from p lie in one device allocation. */
+void fk_need_bytes(const void *p, size_t bytes, const char *what);
+/* The same for `elems` doubles, and for `count` elements of ptr's type. */
 void fk_need_doubles(const double *p, size_t elems, const char *what);
+#define FK_NEED(ptr, count, what) fk_need_bytes((ptr), (size_t)(count) * sizeof *(ptr), (what))
 /* A fake launcher's argument block, `a`, zeroed (fk_enqueue frees it after the run). */
 #define FK_ARG(type)              \
   type *a = calloc(1, sizeof *a); \

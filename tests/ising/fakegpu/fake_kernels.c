@@ -16,13 +16,10 @@
 /* The kernels' block size: a launch's shape (ising_bits_shape_of) depends on it. */
 enum { kThreads = 256 };
 
-static void need_bytes(const void *p, size_t bytes, const char *what) {
-  if (fk_extent(p, what) < bytes) fk_fail("%s: %zu bytes past the allocation's end", what, bytes);
-}
 /* The byte layout: spins of planes 0..n+1, couplings of planes 1..n. */
 static void need_layout(const ising_block *b, const void *spin, const void *coupling) {
-  need_bytes(spin, (size_t)(b->n + 2) * b->plane_stride, "ising spins");
-  if (coupling) need_bytes(coupling, (size_t)b->n * b->plane_stride, "ising couplings");
+  fk_need_bytes(spin, (size_t)(b->n + 2) * b->plane_stride, "ising spins");
+  if (coupling) fk_need_bytes(coupling, (size_t)b->n * b->plane_stride, "ising couplings");
 }
 
 typedef struct {
@@ -110,8 +107,8 @@ static void pack_run(void *p) {
   const ising_block *b = &a->b;
   const size_t pw = ising_bits_plane_words(b), total = (size_t)(b->n + 2) * pw;
   need_layout(b, a->spin, a->coupling);
-  need_bytes(a->sbits, total * sizeof(uint32_t), "ising sbits");
-  need_bytes(a->jbits, (size_t)6 * b->n * pw * sizeof(uint32_t), "ising jbits");
+  fk_need_bytes(a->sbits, total * sizeof(uint32_t), "ising sbits");
+  fk_need_bytes(a->jbits, (size_t)6 * b->n * pw * sizeof(uint32_t), "ising jbits");
   for (size_t w = 0; w < total; ++w) { /* ising_bits_pack_kernel */
     a->sbits[w] = ising_bits_pack_spins(a->spin, w);
     if (w < (size_t)b->n * pw) ising_bits_pack_couplings(b, a->coupling, a->jbits, w);
@@ -128,8 +125,8 @@ static void unpack_run(void *p) {
   bits_arg *a = p;
   const ising_block *b = &a->b;
   const size_t pw = ising_bits_plane_words(b), total = (size_t)b->n * pw;
-  need_bytes(a->sbits_in, (total + 2 * pw) * sizeof(uint32_t), "ising sbits");
-  need_bytes(a->spin_out, total * 32, "ising unpacked spins");
+  fk_need_bytes(a->sbits_in, (total + 2 * pw) * sizeof(uint32_t), "ising sbits");
+  fk_need_bytes(a->spin_out, total * 32, "ising unpacked spins");
   for (size_t w = 0; w < total; ++w) /* ising_bits_unpack_kernel */
     ising_bits_unpack_spins(a->sbits_in[pw + w], a->spin_out + 32 * w);
 }
@@ -160,8 +157,8 @@ static void bsweep_run(void *p) {
   bsweep_arg *a = p;
   const ising_block *b = &a->b;
   const size_t pw = ising_bits_plane_words(b);
-  need_bytes(a->sbits, (size_t)(b->n + 2) * pw * sizeof(uint32_t), "ising sbits");
-  need_bytes(a->jbits, (size_t)6 * b->n * pw * sizeof(uint32_t), "ising jbits");
+  fk_need_bytes(a->sbits, (size_t)(b->n + 2) * pw * sizeof(uint32_t), "ising sbits");
+  fk_need_bytes(a->jbits, (size_t)6 * b->n * pw * sizeof(uint32_t), "ising jbits");
   const ising_bits_plan dv = ising_bits_plan_of(b, a->pl, a->sh.run);
   const int P = a->sh.parts, runs = ising_bits_runs(a->pl, a->sh.run);
   for (int run = 0; run < runs; ++run) /* ising_bits_half_sweep_kernel<P> */

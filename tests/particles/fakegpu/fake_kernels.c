@@ -16,15 +16,6 @@
 #include "neighbor.h"
 #include "walls.h"
 
-#define ARG(type)                 \
-  type *a = calloc(1, sizeof *a); \
-  if (!a) fk_fail("out of memory")
-#define NEED(ptr, count, what)                                                         \
-  do {                                                                                 \
-    if ((size_t)(count) * sizeof *(ptr) > fk_extent((ptr), (what)))                    \
-      fk_fail("%s: %lld elements overrun the allocation", (what), (long long)(count)); \
-  } while (0)
-
 /* ---- kick, drift, reflect, bin --------------------------------------------------------- */
 typedef struct {
   int n;
@@ -43,15 +34,15 @@ typedef struct {
 static void kdb_run(void *p) {
   kdb_arg *a = p;
   if (a->n <= 0) return;
-  NEED(a->id, a->n, "kick_drift id");
-  NEED(a->x, 3 * a->n, "kick_drift x");
-  NEED(a->v, 3 * a->n, "kick_drift v");
-  NEED(a->f, 3 * a->n, "kick_drift f");
-  NEED(a->cell, a->n, "kick_drift cell");
-  NEED(a->leave, 8 * a->n, "kick_drift leave");
-  NEED(a->st, PT_ST_N, "kick_drift status");
-  NEED(a->b.cells, a->b.ncells, "kick_drift cells");
-  if (a->w.mask) NEED(a->w.mask, (size_t)a->w.nv[0] * a->w.nv[1] * a->w.nv[2], "kick_drift mask");
+  FK_NEED(a->id, a->n, "kick_drift id");
+  FK_NEED(a->x, 3 * a->n, "kick_drift x");
+  FK_NEED(a->v, 3 * a->n, "kick_drift v");
+  FK_NEED(a->f, 3 * a->n, "kick_drift f");
+  FK_NEED(a->cell, a->n, "kick_drift cell");
+  FK_NEED(a->leave, 8 * a->n, "kick_drift leave");
+  FK_NEED(a->st, PT_ST_N, "kick_drift status");
+  FK_NEED(a->b.cells, a->b.ncells, "kick_drift cells");
+  if (a->w.mask) FK_NEED(a->w.mask, (size_t)a->w.nv[0] * a->w.nv[1] * a->w.nv[2], "kick_drift mask");
   for (int i = a->n - 1; i >= 0; --i) {
     double *xi = a->x + 3 * (size_t)i, *vi = a->v + 3 * (size_t)i;
     const double x0[3] = {xi[0], xi[1], xi[2]};
@@ -69,7 +60,7 @@ static void kdb_run(void *p) {
     const int c = pt_bin(&a->b, xi);
     /* An external cell whose connection is this rank itself: wrapped in place (images.h). */
     const int *wr = a->wrap && c >= a->fe ? a->wrap + 4 * (size_t)(c - a->fe) : NULL;
-    if (wr) NEED(a->wrap, 4 * (size_t)(c - a->fe) + 4, "kick_drift wrap");
+    if (wr) FK_NEED(a->wrap, 4 * (size_t)(c - a->fe) + 4, "kick_drift wrap");
     const int w = wr && wr[0] ? pt_wrap_migrant(&a->b, wr + 1, a->fe, xi) : -1;
     if (c < 0) {
       a->st[PT_ST_LOST]++;
@@ -94,7 +85,7 @@ void launch_pt_kick_drift_bin(int n, const int64_t *id, double *x, double *v, co
                               double dt, pt_walls w, pt_binner b, int first_external, const int *wrap,
                               int *cell, double *leave, unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(kdb_arg);
+  FK_ARG(kdb_arg);
   *a = (kdb_arg){n, id, x, v, f, half_dt, dt, w, b, first_external, wrap, cell, leave, status};
   const void *t[10] = {id, x, v, f, cell, leave, status, b.cells};
   int nt = 8;
@@ -111,7 +102,7 @@ typedef struct {
 } cnt_arg;
 static void cnt_run(void *p) {
   cnt_arg *a = p;
-  NEED(a->cell, a->n, "count cell");
+  FK_NEED(a->cell, a->n, "count cell");
   const size_t ext = fk_extent(a->count, "count count") / sizeof(int);
   for (int i = 0; i < a->n; ++i)
     if (a->cell[i] >= 0) {
@@ -121,7 +112,7 @@ static void cnt_run(void *p) {
 }
 void launch_pt_count(int n, const int *cell, int *count, cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(cnt_arg);
+  FK_ARG(cnt_arg);
   *a = (cnt_arg){n, cell, count};
   const void *t[] = {cell, count};
   fk_enqueue(stream, "count", cnt_run, a, t, 2);
@@ -140,8 +131,8 @@ typedef struct {
 } scan_arg;
 static void scan_run(void *p) {
   scan_arg *a = p;
-  NEED(a->in, a->n, "scan in");
-  NEED(a->out, a->n, "scan out");
+  FK_NEED(a->in, a->n, "scan in");
+  FK_NEED(a->out, a->n, "scan out");
   if (fk_extent(a->tmp, "scan temp") < 256) fk_fail("scan: temporary storage too small");
   int s = 0;
   for (int i = 0; i < a->n; ++i) {
@@ -153,7 +144,7 @@ static void scan_run(void *p) {
 void launch_pt_scan(const int *in, int *out, int n, void *temp, size_t temp_bytes, cudaStream_t stream) {
   if (n <= 0) return;
   if (temp_bytes < pt_scan_temp_bytes(n)) fk_fail("scan: %zu temporary bytes given", temp_bytes);
-  ARG(scan_arg);
+  FK_ARG(scan_arg);
   *a = (scan_arg){in, out, n, temp};
   const void *t[] = {in, out, temp};
   fk_enqueue(stream, "scan", scan_run, a, t, 3);
@@ -166,13 +157,13 @@ typedef struct {
 } sc_arg;
 static void sc_run(void *p) {
   sc_arg *a = p;
-  NEED(a->cell, a->n, "scatter cell");
+  FK_NEED(a->cell, a->n, "scatter cell");
   const size_t np = fk_extent(a->perm, "scatter perm") / sizeof(int);
   for (int i = a->n - 1; i >= 0; --i) { /* reverse: the atomics' order is arbitrary */
     const int c = a->cell[i];
     if (c < 0) continue;
-    NEED(a->fill, c + 1, "scatter fill");
-    NEED(a->cstart, c + 1, "scatter cstart");
+    FK_NEED(a->fill, c + 1, "scatter fill");
+    FK_NEED(a->cstart, c + 1, "scatter cstart");
     const size_t slot = (size_t)a->cstart[c] + (size_t)a->fill[c]++;
     if (slot >= np) fk_fail("scatter: slot %zu beyond the permutation", slot);
     a->perm[slot] = i;
@@ -180,7 +171,7 @@ static void sc_run(void *p) {
 }
 void launch_pt_scatter(int n, const int *cell, const int *cstart, int *fill, int *perm, cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(sc_arg);
+  FK_ARG(sc_arg);
   *a = (sc_arg){n, cell, cstart, fill, perm};
   const void *t[] = {cell, cstart, fill, perm};
   fk_enqueue(stream, "scatter", sc_run, a, t, 4);
@@ -194,9 +185,9 @@ typedef struct {
 } sr_arg;
 static void sr_run(void *p) {
   sr_arg *a = p;
-  NEED(a->cstart, a->ncells + 1, "sort_rows cstart");
+  FK_NEED(a->cstart, a->ncells + 1, "sort_rows cstart");
   const size_t nid = fk_extent(a->id, "sort_rows id") / sizeof(int64_t);
-  NEED(a->perm, a->cstart[a->ncells], "sort_rows perm");
+  FK_NEED(a->perm, a->cstart[a->ncells], "sort_rows perm");
   for (int c = 0; c < a->ncells; ++c) {
     const int b = a->cstart[c], e = a->cstart[c + 1];
     for (int i = b + 1; i < e; ++i) {
@@ -214,7 +205,7 @@ static void sr_run(void *p) {
 }
 void launch_pt_sort_rows(int ncells, const int *cstart, const int64_t *id, int *perm, cudaStream_t stream) {
   if (ncells <= 0) return;
-  ARG(sr_arg);
+  FK_ARG(sr_arg);
   *a = (sr_arg){ncells, cstart, id, perm};
   const void *t[] = {cstart, id, perm};
   fk_enqueue(stream, "sort_rows", sr_run, a, t, 3);
@@ -232,16 +223,16 @@ typedef struct {
 } ga_arg;
 static void ga_run(void *p) {
   ga_arg *a = p;
-  NEED(a->perm, a->n, "gather perm");
-  NEED(a->id2, a->n, "gather id2");
-  NEED(a->x2, 3 * a->n, "gather x2");
-  NEED(a->v2, 3 * a->n, "gather v2");
-  NEED(a->cell2, a->n, "gather cell2");
+  FK_NEED(a->perm, a->n, "gather perm");
+  FK_NEED(a->id2, a->n, "gather id2");
+  FK_NEED(a->x2, 3 * a->n, "gather x2");
+  FK_NEED(a->v2, 3 * a->n, "gather v2");
+  FK_NEED(a->cell2, a->n, "gather cell2");
   const size_t src = fk_extent(a->id, "gather id") / sizeof(int64_t);
   for (int s = 0; s < a->n; ++s) {
     const int i = a->perm[s];
     if (i < 0 || (size_t)i >= src) fk_fail("gather: particle %d beyond the arrays", i);
-    NEED(a->x, 3 * (size_t)i + 3, "gather x");
+    FK_NEED(a->x, 3 * (size_t)i + 3, "gather x");
     a->id2[s] = a->id[i];
     a->cell2[s] = a->cell[i];
     memcpy(a->x2 + 3 * (size_t)s, a->x + 3 * (size_t)i, 3 * sizeof(double));
@@ -252,7 +243,7 @@ void launch_pt_gather(int n, const int *perm, const int64_t *id, const double *x
                       const int *cell, int64_t *id2, double *x2, double *v2, int *cell2,
                       cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(ga_arg);
+  FK_ARG(ga_arg);
   *a = (ga_arg){n, perm, id, x, v, cell, id2, x2, v2, cell2};
   const void *t[] = {perm, id, x, v, cell, id2, x2, v2, cell2};
   fk_enqueue(stream, "gather", ga_run, a, t, 9);
@@ -266,8 +257,8 @@ typedef struct {
 } il_arg;
 static void il_run(void *p) {
   il_arg *a = p;
-  NEED(a->pair, 4 * (size_t)a->npairs, "image_lengths pair");
-  NEED(a->len, a->npairs + 1, "image_lengths len");
+  FK_NEED(a->pair, 4 * (size_t)a->npairs, "image_lengths pair");
+  FK_NEED(a->len, a->npairs + 1, "image_lengths len");
   const size_t ncs = fk_extent(a->cstart, "image_lengths cstart") / sizeof(int);
   for (int q = 0; q < a->npairs; ++q) {
     const int c = a->pair[4 * q];
@@ -277,7 +268,7 @@ static void il_run(void *p) {
   a->len[a->npairs] = 0;
 }
 void launch_pt_image_lengths(int npairs, const int *pair, const int *cstart, int *len, cudaStream_t stream) {
-  ARG(il_arg);
+  FK_ARG(il_arg);
   *a = (il_arg){npairs, pair, cstart, len};
   const void *t[] = {pair, cstart, len};
   fk_enqueue(stream, "image_lengths", il_run, a, t, npairs > 0 ? 3 : 0);
@@ -296,21 +287,21 @@ typedef struct {
 } ic_arg;
 static void ic_run(void *p) {
   ic_arg *a = p;
-  NEED(a->pair, 4 * (size_t)a->npairs, "image_candidates pair");
-  NEED(a->off, a->npairs, "image_candidates off");
-  NEED(a->b.cells, a->b.ncells, "image_candidates cells");
+  FK_NEED(a->pair, 4 * (size_t)a->npairs, "image_candidates pair");
+  FK_NEED(a->off, a->npairs, "image_candidates off");
+  FK_NEED(a->b.cells, a->b.ncells, "image_candidates cells");
   const size_t nc = fk_extent(a->ce, "image_candidates cand_e") / sizeof(int);
   const size_t nx = fk_extent(a->x, "image_candidates x") / (3 * sizeof(double));
   for (int q = a->npairs - 1; q >= 0; --q) { /* any order: each pair writes its own slots */
     const int c = a->pair[4 * q];
-    NEED(a->cstart, c + 2, "image_candidates cstart");
+    FK_NEED(a->cstart, c + 2, "image_candidates cstart");
     int k = a->off[q];
     for (int i = a->cstart[c]; i < a->cstart[c + 1]; ++i, ++k) {
       if (k < 0 || (size_t)k >= nc) fk_fail("image_candidates: candidate %d beyond the arrays", k);
       if (i < 0 || (size_t)i >= nx) fk_fail("image_candidates: particle %d beyond the positions", i);
-      NEED(a->cid, k + 1, "image_candidates cand_id");
-      NEED(a->cx, 3 * (size_t)k + 3, "image_candidates cand_x");
-      NEED(a->csrc, k + 1, "image_candidates cand_src");
+      FK_NEED(a->cid, k + 1, "image_candidates cand_id");
+      FK_NEED(a->cx, 3 * (size_t)k + 3, "image_candidates cand_x");
+      FK_NEED(a->csrc, k + 1, "image_candidates cand_src");
       a->cid[k] = a->id[i];
       a->csrc[k] = i;
       a->ce[k] = pt_image_of(&a->b, a->pair + 4 * q + 1, a->fe, a->x + 3 * (size_t)i, a->cx + 3 * (size_t)k);
@@ -322,7 +313,7 @@ void launch_pt_image_candidates(int npairs, const int *pair, const int *off, con
                                 int64_t *cand_id, double *cand_x, int *cand_src, int *cand_e,
                                 cudaStream_t stream) {
   if (npairs <= 0) return;
-  ARG(ic_arg);
+  FK_ARG(ic_arg);
   *a = (ic_arg){npairs, pair, off, cstart, id, x, b, first_external, cand_id, cand_x, cand_src, cand_e};
   const void *t[] = {pair, off, cstart, id, x, b.cells, cand_id, cand_x, cand_src, cand_e};
   fk_enqueue(stream, "image_candidates", ic_run, a, t, 10);
@@ -341,14 +332,14 @@ typedef struct {
 } pi_arg;
 static void pi_run(void *p) {
   pi_arg *a = p;
-  NEED(a->rows, a->ne + 1, "place_images rows");
-  NEED(a->cse, a->ne + 1, "place_images cstart");
+  FK_NEED(a->rows, a->ne + 1, "place_images rows");
+  FK_NEED(a->cse, a->ne + 1, "place_images cstart");
   const int kept = a->rows[a->ne];
   if (kept < 0 || kept > a->ncand) fk_fail("place_images: %d kept of %d candidates", kept, a->ncand);
-  NEED(a->perm, kept, "place_images perm");
-  NEED(a->x, 3 * ((size_t)a->base + kept), "place_images x");
-  NEED(a->id, (size_t)a->base + kept, "place_images id");
-  NEED(a->src, kept, "place_images src");
+  FK_NEED(a->perm, kept, "place_images perm");
+  FK_NEED(a->x, 3 * ((size_t)a->base + kept), "place_images x");
+  FK_NEED(a->id, (size_t)a->base + kept, "place_images id");
+  FK_NEED(a->src, kept, "place_images src");
   const size_t nc = fk_extent(a->cx, "place_images cand_x") / (3 * sizeof(double));
   for (int s = 0; s < kept; ++s) {
     const int k = a->perm[s];
@@ -362,7 +353,7 @@ static void pi_run(void *p) {
 void launch_pt_place_images(int ncand, int ne, const int *rows, const int *perm, const double *cand_x,
                             const int64_t *cand_id, const int *cand_src, int base, double *x, int64_t *id,
                             int *src, int *cstart_ext, cudaStream_t stream) {
-  ARG(pi_arg);
+  FK_ARG(pi_arg);
   *a = (pi_arg){ncand, ne, rows, perm, cand_x, cand_id, cand_src, base, x, id, src, cstart_ext};
   const void *t[] = {rows, perm, cand_x, cand_id, cand_src, x, id, src, cstart_ext};
   fk_enqueue(stream, "place_images", pi_run, a, t, 9);
@@ -380,10 +371,10 @@ typedef struct {
 } bin_arg;
 static void bin_run(void *p) {
   bin_arg *a = p;
-  NEED(a->id, a->n, "bin id");
-  NEED(a->x, 3 * (size_t)a->n, "bin x");
-  NEED(a->cell, a->n, "bin cell");
-  NEED(a->st, PT_ST_N, "bin status");
+  FK_NEED(a->id, a->n, "bin id");
+  FK_NEED(a->x, 3 * (size_t)a->n, "bin x");
+  FK_NEED(a->cell, a->n, "bin cell");
+  FK_NEED(a->st, PT_ST_N, "bin status");
   for (int i = a->n - 1; i >= 0; --i) {
     const int c = pt_bin(&a->b, a->x + 3 * (size_t)i);
     if (c < 0 || c >= a->fe) {
@@ -399,7 +390,7 @@ static void bin_run(void *p) {
 void launch_pt_bin(int n, const int64_t *id, const double *x, pt_binner b, int first_external, int *cell,
                    unsigned long long *status, cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(bin_arg);
+  FK_ARG(bin_arg);
   *a = (bin_arg){n, id, x, b, first_external, cell, status};
   const void *t[] = {id, x, b.cells, cell, status};
   fk_enqueue(stream, "bin", bin_run, a, t, 5);
@@ -417,11 +408,11 @@ typedef struct {
 } kdw_arg;
 static void kdw_run(void *p) {
   kdw_arg *a = p;
-  NEED(a->x, 3 * (size_t)a->n, "kick_drift_wrap x");
-  NEED(a->v, 3 * (size_t)a->n, "kick_drift_wrap v");
-  NEED(a->f, 3 * (size_t)a->n, "kick_drift_wrap f");
-  NEED(a->xb, 3 * (size_t)a->n, "kick_drift_wrap xb");
-  NEED(a->st, PT_ST_N, "kick_drift_wrap status");
+  FK_NEED(a->x, 3 * (size_t)a->n, "kick_drift_wrap x");
+  FK_NEED(a->v, 3 * (size_t)a->n, "kick_drift_wrap v");
+  FK_NEED(a->f, 3 * (size_t)a->n, "kick_drift_wrap f");
+  FK_NEED(a->xb, 3 * (size_t)a->n, "kick_drift_wrap xb");
+  FK_NEED(a->st, PT_ST_N, "kick_drift_wrap status");
   for (int i = a->n - 1; i >= 0; --i) {
     double *xi = a->x + 3 * (size_t)i, *vi = a->v + 3 * (size_t)i;
     vv_kick(vi, a->f + 3 * (size_t)i, a->half);
@@ -434,7 +425,7 @@ void launch_pt_kick_drift_wrap(int n, double *x, double *v, const double *f, dou
                                pt_order o, const double *xb, double half_skin2, unsigned long long *status,
                                cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(kdw_arg);
+  FK_ARG(kdw_arg);
   *a = (kdw_arg){n, x, v, f, half_dt, dt, o, xb, half_skin2, status};
   const void *t[] = {x, v, f, xb, status};
   fk_enqueue(stream, "kick_drift_wrap", kdw_run, a, t, 5);
@@ -448,15 +439,15 @@ typedef struct {
 } os_arg;
 static void os_run(void *p) {
   os_arg *a = p;
-  NEED(a->x, 3 * (size_t)a->n, "order_slots x");
-  NEED(a->kx, 3 * (size_t)a->n, "order_slots kx");
+  FK_NEED(a->x, 3 * (size_t)a->n, "order_slots x");
+  FK_NEED(a->kx, 3 * (size_t)a->n, "order_slots kx");
   for (int j = 0; j < a->n; ++j)
     for (int q = 0; q < 3; ++q)
       a->kx[3 * j + q] = cell_coord(a->x[3 * j + q], a->o.inv_side[q], a->o.box[q], a->o.nc[q]);
 }
 void launch_pt_order_slots(int nslots, const double *x, pt_order o, int *kx, cudaStream_t stream) {
   if (nslots <= 0) return;
-  ARG(os_arg);
+  FK_ARG(os_arg);
   *a = (os_arg){nslots, x, o, kx};
   const void *t[] = {x, kx};
   fk_enqueue(stream, "order_slots", os_run, a, t, 2);
@@ -506,9 +497,9 @@ typedef struct {
  * (code, id) order with copies named by the particle they copy; longer ones only counted. */
 static void lbuild_run(void *p) {
   lb_arg *a = p;
-  NEED(a->cell, a->n, "list_build cell");
-  NEED(a->count, a->n, "list_build count");
-  NEED(a->stat, 2, "list_build stat");
+  FK_NEED(a->cell, a->n, "list_build cell");
+  FK_NEED(a->count, a->n, "list_build count");
+  FK_NEED(a->stat, 2, "list_build stat");
   if (a->st < a->n) fk_fail("list_build: stride %d below the %d particles", a->st, a->n);
   const size_t nsrc = fk_extent(a->src, "list_build src") / sizeof(int);
   int longest = 1;
@@ -520,8 +511,8 @@ static void lbuild_run(void *p) {
     if ((unsigned long long)m > a->stat[1]) a->stat[1] = (unsigned long long)m;
     if (m > longest) longest = m;
     if (m > 0 && m <= a->cap) { /* the entries a kernel writes: k st + i, k < m */
-      NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_build list");
-      NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_build code");
+      FK_NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_build list");
+      FK_NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_build code");
     }
   }
   /* Each list built contiguously in scratch (pt_list_build_one), then stored transposed. */
@@ -550,7 +541,7 @@ void launch_pt_list_build(int n, const int *cell, const double *x, const int *kx
                           int *list, int *code, const int *src, unsigned long long *stat,
                           cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(lb_arg);
+  FK_ARG(lb_arg);
   *a = (lb_arg){n, cell, x, kx, id, nbr, cstart, rl2, count, stat, st, list, code, NULL, NULL, src, cap};
   const void *t[] = {cell, x, kx, id, nbr, cstart, count, list, code, src, stat};
   fk_enqueue(stream, "list_build", lbuild_run, a, t, 11);
@@ -569,10 +560,10 @@ typedef struct {
 } lp_arg;
 static void lpos_run(void *p) {
   lp_arg *a = p;
-  NEED(a->x, 3 * (size_t)a->n, "list_positions x");
-  NEED(a->kc, 9 * (size_t)a->n, "list_positions kc");
-  NEED(a->moved, a->n, "list_positions moved");
-  NEED(a->xb, 3 * (size_t)a->n, "list_positions xb");
+  FK_NEED(a->x, 3 * (size_t)a->n, "list_positions x");
+  FK_NEED(a->kc, 9 * (size_t)a->n, "list_positions kc");
+  FK_NEED(a->moved, a->n, "list_positions moved");
+  FK_NEED(a->xb, 3 * (size_t)a->n, "list_positions xb");
   for (int i = 0; i < a->n; ++i) {
     pt_order_cells(&a->o, a->x + 3 * (size_t)i, a->kc + 9 * (size_t)i);
     a->moved[i] = 0;
@@ -582,23 +573,23 @@ static void lpos_run(void *p) {
 void launch_pt_list_positions(int n, const double *x, pt_order o, int *kc, unsigned char *moved, double *xb,
                               cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(lp_arg);
+  FK_ARG(lp_arg);
   *a = (lp_arg){n, x, o, kc, moved, xb};
   const void *t[] = {x, kc, moved, xb};
   fk_enqueue(stream, "list_positions", lpos_run, a, t, 4);
 }
 static void lcells_run(void *p) {
   lp_arg *a = p;
-  NEED(a->x, 3 * (size_t)a->n, "list_cells x");
-  NEED(a->kc, 9 * (size_t)a->n, "list_cells kc");
-  NEED(a->moved, a->n, "list_cells moved");
+  FK_NEED(a->x, 3 * (size_t)a->n, "list_cells x");
+  FK_NEED(a->kc, 9 * (size_t)a->n, "list_cells kc");
+  FK_NEED(a->moved, a->n, "list_cells moved");
   for (int i = 0; i < a->n; ++i)
     a->moved[i] = (unsigned char)pt_order_cells_update(&a->o, a->x + 3 * (size_t)i, a->kc + 9 * (size_t)i);
 }
 void launch_pt_list_cells(int n, const double *x, pt_order o, int *kc, unsigned char *moved,
                           cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(lp_arg);
+  FK_ARG(lp_arg);
   *a = (lp_arg){n, x, o, kc, moved, NULL};
   const void *t[] = {x, kc, moved};
   fk_enqueue(stream, "list_cells", lcells_run, a, t, 3);
@@ -619,18 +610,18 @@ typedef struct {
 } lf_arg;
 static void lforces_run(void *p) {
   lf_arg *a = p;
-  NEED(a->count, a->i1, "list_forces count");
-  NEED(a->f, 3 * (size_t)a->i1, "list_forces f");
-  NEED(a->pe, a->i1, "list_forces pe");
-  NEED(a->vir, a->i1, "list_forces vir");
+  FK_NEED(a->count, a->i1, "list_forces count");
+  FK_NEED(a->f, 3 * (size_t)a->i1, "list_forces f");
+  FK_NEED(a->pe, a->i1, "list_forces pe");
+  FK_NEED(a->vir, a->i1, "list_forces vir");
   if (a->st < a->i1) fk_fail("list_forces: stride %d below the %d particles", a->st, a->i1);
   const size_t nx = fk_extent(a->x, "list_forces x") / (3 * sizeof(double));
   const size_t nkc = fk_extent(a->kc, "list_forces kc") / (9 * sizeof(int));
   for (int i = a->i1 - 1; i >= a->i0; --i) { /* any order: each particle writes its own */
     const int m = a->count[i];
     if (m > 0) {
-      NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_forces list");
-      NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_forces code");
+      FK_NEED(a->list, (size_t)(m - 1) * a->st + i + 1, "list_forces list");
+      FK_NEED(a->code, (size_t)(m - 1) * a->st + i + 1, "list_forces code");
     }
     for (int k = 0; k < m; ++k) {
       const int j = PT_AT(a->list + i, k, a->st);
@@ -647,7 +638,7 @@ void launch_pt_list_forces(int i0, int i1, const double *x, pt_order o, const in
                            int *code, double rc2, double eshift, double *f, double *pe, double *vir,
                            cudaStream_t stream) {
   if (i1 <= i0) return;
-  ARG(lf_arg);
+  FK_ARG(lf_arg);
   *a = (lf_arg){i0, i1, x, o, kc, moved, id, count, st, list, code, rc2, eshift, f, pe, vir};
   const void *t[] = {x, kc, moved, id, count, list, code, f, pe, vir};
   fk_enqueue(stream, "list_forces", lforces_run, a, t, 10);
@@ -664,10 +655,10 @@ typedef struct {
 } fo_arg;
 static void fo_run(void *p) {
   fo_arg *a = p;
-  NEED(a->cell, a->i1, "forces cell");
-  NEED(a->f, 3 * (size_t)a->i1, "forces f");
-  NEED(a->pe, a->i1, "forces pe");
-  NEED(a->vir, a->i1, "forces vir");
+  FK_NEED(a->cell, a->i1, "forces cell");
+  FK_NEED(a->f, 3 * (size_t)a->i1, "forces f");
+  FK_NEED(a->pe, a->i1, "forces pe");
+  FK_NEED(a->vir, a->i1, "forces vir");
   const size_t nx = fk_extent(a->x, "forces x") / (3 * sizeof(double));
   const size_t nnbr = fk_extent(a->nbr, "forces nbr") / sizeof(int),
                ncs = fk_extent(a->cstart, "forces cstart") / sizeof(int);
@@ -688,7 +679,7 @@ static void fo_run(void *p) {
 void launch_pt_forces(int i0, int i1, const int *cell, const double *x, const int *nbr, const int *cstart,
                       double rc2, double eshift, double *f, double *pe, double *vir, cudaStream_t stream) {
   if (i1 <= i0) return;
-  ARG(fo_arg);
+  FK_ARG(fo_arg);
   *a = (fo_arg){i0, i1, cell, x, nbr, cstart, rc2, eshift, f, pe, vir};
   const void *t[] = {cell, x, nbr, cstart, f, pe, vir};
   fk_enqueue(stream, "forces", fo_run, a, t, 7);
@@ -702,13 +693,13 @@ typedef struct {
 } ki_arg;
 static void ki_run(void *p) {
   ki_arg *a = p;
-  NEED(a->v, 3 * (size_t)a->n, "kick v");
-  NEED(a->f, 3 * (size_t)a->n, "kick f");
+  FK_NEED(a->v, 3 * (size_t)a->n, "kick v");
+  FK_NEED(a->f, 3 * (size_t)a->n, "kick f");
   for (int i = 0; i < a->n; ++i) vv_kick(a->v + 3 * (size_t)i, a->f + 3 * (size_t)i, a->half);
 }
 void launch_pt_kick(int n, double *v, const double *f, double half_dt, cudaStream_t stream) {
   if (n <= 0) return;
-  ARG(ki_arg);
+  FK_ARG(ki_arg);
   *a = (ki_arg){n, v, f, half_dt};
   const void *t[] = {v, f};
   fk_enqueue(stream, "kick", ki_run, a, t, 2);
@@ -728,11 +719,11 @@ static void tree(double sh[6][256]) {
 }
 static void th_run(void *p) {
   th_arg *a = p;
-  NEED(a->v, 3 * (size_t)a->n, "thermo v");
-  NEED(a->pe, a->n, "thermo pe");
-  NEED(a->vir, a->n, "thermo vir");
-  NEED(a->partials, 6 * PT_THERMO_PARTIALS, "thermo partials");
-  NEED(a->row, 6, "thermo row");
+  FK_NEED(a->v, 3 * (size_t)a->n, "thermo v");
+  FK_NEED(a->pe, a->n, "thermo pe");
+  FK_NEED(a->vir, a->n, "thermo vir");
+  FK_NEED(a->partials, 6 * PT_THERMO_PARTIALS, "thermo partials");
+  FK_NEED(a->row, 6, "thermo row");
   static double sh[6][256];
   for (int b = 0; b < PT_THERMO_PARTIALS; ++b) {
     for (int t = 0; t < 256; ++t) {
@@ -758,7 +749,7 @@ static void th_run(void *p) {
 }
 void launch_pt_thermo(int n, const double *v, const double *pe, const double *vir, double *partials,
                       double *row, cudaStream_t stream) {
-  ARG(th_arg);
+  FK_ARG(th_arg);
   *a = (th_arg){n, v, pe, vir, partials, row};
   const void *t[] = {v, pe, vir, partials, row};
   fk_enqueue(stream, "thermo", th_run, a, t, 5);

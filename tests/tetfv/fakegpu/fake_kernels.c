@@ -37,7 +37,7 @@ static void rows_run(void *p) {
   const int B = TETFV_GPU_B, n = s->r1 - s->r0, full = s->nblk * B;
   fk_need_doubles(s->D, (size_t)n, "tetfv_rows D");
   fk_need_doubles(s->A, (size_t)n * TETFV_W, "tetfv_rows A");
-  if (fk_extent(s->I, "tetfv_rows I") < (size_t)n * TETFV_W * sizeof(int)) fk_fail("tetfv_rows: I too short");
+  FK_NEED(s->I, (size_t)n * TETFV_W, "tetfv_rows I");
   if (full > 0) need_rows(s->I, full, B, a->u, a->un, s->r0 + full);
   if (n > full) need_rows(s->I + (size_t)full * TETFV_W, n - full, 1, a->u, a->un, s->r1);
   for (int b = 0; b < s->nblk; ++b) /* tetfv_blocked_kernel: block b, thread r */
@@ -68,7 +68,7 @@ typedef struct {
 } pack_arg;
 static void pack_run(void *p) {
   pack_arg *a = p;
-  if (fk_extent(a->idx, "tetfv_pack idx") < (size_t)a->n * sizeof(int)) fk_fail("tetfv_pack: idx too short");
+  FK_NEED(a->idx, a->n, "tetfv_pack idx");
   fk_need_doubles(a->buf, (size_t)a->n, "tetfv_pack buf");
   int top = 0;
   for (int k = 0; k < a->n; ++k) {
